@@ -1,0 +1,2 @@
+//! alhambra
+fn main() { println!("{}", alhambra_calibration::opencv_version()); let _ = eframe::NativeOptions::default(); }

@@ -1,0 +1,2 @@
+//! Calibration.
+pub use alhambra_vision::opencv_version;
