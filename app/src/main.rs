@@ -1,2 +1,64 @@
-//! alhambra
-fn main() { println!("{}", alhambra_calibration::opencv_version()); let _ = eframe::NativeOptions::default(); }
+//! `alhambra`: the table companion's one binary. Parses the command line and runs the
+//! command; every failure becomes one line on stderr and exit code 2 (bad input) or 1 (a
+//! rule-level finding the user asked to fail on).
+
+mod check;
+mod cli;
+mod input;
+mod score;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+use std::process::ExitCode;
+
+/// How a command ended, beyond plain success.
+pub enum Outcome {
+    /// Done; exit 0.
+    Done,
+    /// A finding the user asked to fail on; exit 1.
+    Finding,
+}
+
+fn main() -> ExitCode {
+    let args = match cli::Args::try_parse() {
+        Ok(args) => args,
+        Err(e) => return usage_error(e),
+    };
+    let result = match args.command {
+        Some(cli::Command::Score(a)) => score::run(&a),
+        Some(cli::Command::Check(a)) => check::run(&a),
+        None => {
+            eprintln!(
+                "alhambra: the companion app is not built yet; the commands that work are listed by `alhambra --help`"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(Outcome::Done) => ExitCode::SUCCESS,
+        Ok(Outcome::Finding) => ExitCode::from(1),
+        Err(e) => {
+            // One line: the context chain joined, no backtrace.
+            let line = format!("{e:#}").replace('\n', " ");
+            eprintln!("alhambra: {line}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Help and version go to stdout as usual; a usage error becomes one line and exit 2.
+fn usage_error(e: clap::Error) -> ExitCode {
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            ExitCode::SUCCESS
+        }
+        _ => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("bad command line");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("alhambra: {first} (see `alhambra --help`)");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -27,7 +27,10 @@ pub struct Piece {
 
 impl Piece {
     /// The fountain (no walls).
-    pub const FOUNTAIN: Piece = Piece { building: Building::Fountain, walls: Walls::NONE };
+    pub const FOUNTAIN: Piece = Piece {
+        building: Building::Fountain,
+        walls: Walls::NONE,
+    };
 
     /// A building with walls.
     pub fn new(building: Building, walls: Walls) -> Piece {
@@ -42,7 +45,10 @@ impl Piece {
 
 impl From<Tile> for Piece {
     fn from(tile: Tile) -> Piece {
-        Piece { building: tile.building, walls: tile.walls }
+        Piece {
+            building: tile.building,
+            walls: tile.walls,
+        }
     }
 }
 
@@ -105,7 +111,10 @@ impl Alhambra {
     pub fn new() -> Alhambra {
         let mut cells = BTreeMap::new();
         cells.insert(Pos::ORIGIN, Piece::FOUNTAIN);
-        Alhambra { cells, rules: Rules::default() }
+        Alhambra {
+            cells,
+            rules: Rules::default(),
+        }
     }
 
     /// An Alhambra holding exactly these pieces, legal or not.
@@ -124,7 +133,10 @@ impl Alhambra {
                 return Err(LayoutError::TwoTilesOnOneCell(pos));
             }
         }
-        Ok(Alhambra { cells, rules: Rules::default() })
+        Ok(Alhambra {
+            cells,
+            rules: Rules::default(),
+        })
     }
 
     /// The same Alhambra judged by other (house) rules.
@@ -161,7 +173,10 @@ impl Alhambra {
 
     /// How many tiles of a building type.
     pub fn count(&self, building: Building) -> u32 {
-        self.cells.values().filter(|t| t.building == building).count() as u32
+        self.cells
+            .values()
+            .filter(|t| t.building == building)
+            .count() as u32
     }
 
     /// The tile counts of the six scoring types, in [`Building::SCORING`] order.
@@ -180,7 +195,10 @@ impl Alhambra {
         let mut it = self.cells.keys();
         let first = *it.next()?;
         Some(it.fold((first, first), |(lo, hi), p| {
-            (Pos::new(lo.x.min(p.x), lo.y.min(p.y)), Pos::new(hi.x.max(p.x), hi.y.max(p.y)))
+            (
+                Pos::new(lo.x.min(p.x), lo.y.min(p.y)),
+                Pos::new(hi.x.max(p.x), hi.y.max(p.y)),
+            )
         }))
     }
 
@@ -198,22 +216,34 @@ impl Alhambra {
     /// What placing `piece` on `pos` would break; empty when the placement is legal.
     pub fn preview_place(&self, pos: Pos, piece: Piece) -> Vec<Violation> {
         if !in_reach(pos) {
-            return vec![Violation::new(Rule::OutOfReach, pos, None, format!(
-                "{pos} is more than {MAX_REACH} cells from the fountain"
-            ))];
+            return vec![Violation::new(
+                Rule::OutOfReach,
+                pos,
+                None,
+                format!("{pos} is more than {MAX_REACH} cells from the fountain"),
+            )];
         }
         if let Some(there) = self.get(pos) {
-            return vec![Violation::new(Rule::Occupied, pos, None, format!(
-                "{pos} already holds a {}",
-                there.building
-            ))];
+            return vec![Violation::new(
+                Rule::Occupied,
+                pos,
+                None,
+                format!("{pos} already holds a {}", there.building),
+            )];
         }
-        let joined = Side::ALL.into_iter().any(|s| self.cells.contains_key(&pos.neighbour(s)));
+        let joined = Side::ALL
+            .into_iter()
+            .any(|s| self.cells.contains_key(&pos.neighbour(s)));
         if !joined {
-            return vec![Violation::new(Rule::NotJoined, pos, None, format!(
-                "a {} at {pos} would share no full side with the Alhambra",
-                piece.building
-            ))];
+            return vec![Violation::new(
+                Rule::NotJoined,
+                pos,
+                None,
+                format!(
+                    "a {} at {pos} would share no full side with the Alhambra",
+                    piece.building
+                ),
+            )];
         }
         let mut after = self.clone();
         after.cells.insert(pos, piece);
@@ -234,13 +264,19 @@ impl Alhambra {
     /// What taking the tile on `pos` away (to the reserve) would break.
     pub fn preview_remove(&self, pos: Pos) -> Vec<Violation> {
         match self.get(pos) {
-            None => vec![Violation::new(Rule::NothingThere, pos, None, format!(
-                "there is no tile at {pos} to take away"
-            ))],
+            None => vec![Violation::new(
+                Rule::NothingThere,
+                pos,
+                None,
+                format!("there is no tile at {pos} to take away"),
+            )],
             Some(p) if p.building == Building::Fountain => {
-                vec![Violation::new(Rule::FountainFixed, pos, None, format!(
-                    "the fountain at {pos} can never be taken away"
-                ))]
+                vec![Violation::new(
+                    Rule::FountainFixed,
+                    pos,
+                    None,
+                    format!("the fountain at {pos} can never be taken away"),
+                )]
             }
             Some(_) => {
                 let mut after = self.clone();
@@ -262,13 +298,19 @@ impl Alhambra {
     /// What exchanging the tile on `pos` for `piece` (from the reserve) would break.
     pub fn preview_swap(&self, pos: Pos, piece: Piece) -> Vec<Violation> {
         match self.get(pos) {
-            None => vec![Violation::new(Rule::NothingThere, pos, None, format!(
-                "there is no tile at {pos} to exchange"
-            ))],
+            None => vec![Violation::new(
+                Rule::NothingThere,
+                pos,
+                None,
+                format!("there is no tile at {pos} to exchange"),
+            )],
             Some(p) if p.building == Building::Fountain || piece.building == Building::Fountain => {
-                vec![Violation::new(Rule::FountainFixed, pos, None, format!(
-                    "the fountain cannot be exchanged (at {pos})"
-                ))]
+                vec![Violation::new(
+                    Rule::FountainFixed,
+                    pos,
+                    None,
+                    format!("the fountain cannot be exchanged (at {pos})"),
+                )]
             }
             Some(_) => {
                 let mut after = self.clone();
@@ -295,7 +337,10 @@ impl Alhambra {
             .flat_map(|&p| Side::ALL.map(|s| p.neighbour(s)))
             .filter(|p| !self.cells.contains_key(p))
             .collect();
-        candidates.into_iter().filter(|&p| self.preview_place(p, piece).is_empty()).collect()
+        candidates
+            .into_iter()
+            .filter(|&p| self.preview_place(p, piece).is_empty())
+            .collect()
     }
 
     /// The whole Alhambra turned a quarter clockwise about the fountain, walls with it.
@@ -303,9 +348,17 @@ impl Alhambra {
     pub fn rotated_clockwise(&self) -> Alhambra {
         let cells = self
             .tiles()
-            .map(|(p, t)| (p.rotated_clockwise(), Piece::new(t.building, t.walls.rotated_clockwise())))
+            .map(|(p, t)| {
+                (
+                    p.rotated_clockwise(),
+                    Piece::new(t.building, t.walls.rotated_clockwise()),
+                )
+            })
             .collect();
-        Alhambra { cells, rules: self.rules }
+        Alhambra {
+            cells,
+            rules: self.rules,
+        }
     }
 
     /// The whole Alhambra mirrored across the fountain's north-south axis.
@@ -315,12 +368,20 @@ impl Alhambra {
             .tiles()
             .map(|(p, t)| (p.mirrored(), Piece::new(t.building, t.walls.mirrored())))
             .collect();
-        Alhambra { cells, rules: self.rules }
+        Alhambra {
+            cells,
+            rules: self.rules,
+        }
     }
 
     /// The cell-by-cell changes from `before` to `self`, ordered by cell.
     pub fn changes_since(&self, before: &Alhambra) -> Vec<Change> {
-        let cells: BTreeSet<Pos> = self.cells.keys().chain(before.cells.keys()).copied().collect();
+        let cells: BTreeSet<Pos> = self
+            .cells
+            .keys()
+            .chain(before.cells.keys())
+            .copied()
+            .collect();
         cells
             .into_iter()
             .filter_map(|p| match (before.get(p), self.get(p)) {
@@ -344,43 +405,69 @@ mod tests {
     #[test]
     fn placement_answers_before_changing_anything() {
         let mut a = Alhambra::new();
-        assert_eq!(a.place(Pos::new(1, 0), piece(Building::Garden, "N")), Ok(()));
+        assert_eq!(
+            a.place(Pos::new(1, 0), piece(Building::Garden, "N")),
+            Ok(())
+        );
         let before = a.clone();
-        let err = a.place(Pos::new(1, 0), piece(Building::Tower, "-")).unwrap_err();
+        let err = a
+            .place(Pos::new(1, 0), piece(Building::Tower, "-"))
+            .unwrap_err();
         assert_eq!(err[0].rule, Rule::Occupied);
-        let err = a.place(Pos::new(5, 5), piece(Building::Tower, "-")).unwrap_err();
+        let err = a
+            .place(Pos::new(5, 5), piece(Building::Tower, "-"))
+            .unwrap_err();
         assert_eq!(err[0].rule, Rule::NotJoined);
         // A west wall facing the fountain's open east side.
-        let err = a.place(Pos::new(0, 1), piece(Building::Tower, "N")).unwrap_err();
-        assert!(err.iter().any(|v| v.rule == Rule::WallMismatch && v.pos == Pos::new(0, 1)));
+        let err = a
+            .place(Pos::new(0, 1), piece(Building::Tower, "N"))
+            .unwrap_err();
+        assert!(
+            err.iter()
+                .any(|v| v.rule == Rule::WallMismatch && v.pos == Pos::new(0, 1))
+        );
         assert_eq!(a, before);
     }
 
     #[test]
     fn the_fountain_stays() {
         let mut a = Alhambra::new();
-        assert_eq!(a.remove(Pos::ORIGIN).unwrap_err()[0].rule, Rule::FountainFixed);
         assert_eq!(
-            a.swap(Pos::ORIGIN, piece(Building::Garden, "-")).unwrap_err()[0].rule,
+            a.remove(Pos::ORIGIN).unwrap_err()[0].rule,
             Rule::FountainFixed
         );
-        assert_eq!(a.remove(Pos::new(3, 3)).unwrap_err()[0].rule, Rule::NothingThere);
+        assert_eq!(
+            a.swap(Pos::ORIGIN, piece(Building::Garden, "-"))
+                .unwrap_err()[0]
+                .rule,
+            Rule::FountainFixed
+        );
+        assert_eq!(
+            a.remove(Pos::new(3, 3)).unwrap_err()[0].rule,
+            Rule::NothingThere
+        );
     }
 
     #[test]
     fn removing_a_bridge_strands_the_tiles_behind_it() {
         let mut a = Alhambra::new();
-        a.place(Pos::new(1, 0), piece(Building::Garden, "-")).expect("legal");
-        a.place(Pos::new(2, 0), piece(Building::Tower, "-")).expect("legal");
+        a.place(Pos::new(1, 0), piece(Building::Garden, "-"))
+            .expect("legal");
+        a.place(Pos::new(2, 0), piece(Building::Tower, "-"))
+            .expect("legal");
         let err = a.remove(Pos::new(1, 0)).unwrap_err();
-        assert!(err.iter().any(|v| v.rule == Rule::Unreachable && v.pos == Pos::new(2, 0)));
+        assert!(
+            err.iter()
+                .any(|v| v.rule == Rule::Unreachable && v.pos == Pos::new(2, 0))
+        );
         assert_eq!(a.remove(Pos::new(2, 0)), Ok(piece(Building::Tower, "-")));
     }
 
     #[test]
     fn legal_positions_respect_the_walls() {
         let mut a = Alhambra::new();
-        a.place(Pos::new(1, 0), piece(Building::Garden, "E")).expect("legal");
+        a.place(Pos::new(1, 0), piece(Building::Garden, "E"))
+            .expect("legal");
         let spots = a.legal_positions(piece(Building::Tower, "-"));
         assert!(!spots.contains(&Pos::new(2, 0)), "walled east side");
         assert!(spots.contains(&Pos::new(-1, 0)));
@@ -393,12 +480,16 @@ mod tests {
     #[test]
     fn changes_name_added_removed_and_swapped_cells() {
         let mut a = Alhambra::new();
-        a.place(Pos::new(1, 0), piece(Building::Garden, "-")).expect("legal");
-        a.place(Pos::new(-1, 0), piece(Building::Garden, "-")).expect("legal");
+        a.place(Pos::new(1, 0), piece(Building::Garden, "-"))
+            .expect("legal");
+        a.place(Pos::new(-1, 0), piece(Building::Garden, "-"))
+            .expect("legal");
         let mut b = a.clone();
         b.remove(Pos::new(-1, 0)).expect("legal");
-        b.swap(Pos::new(1, 0), piece(Building::Tower, "-")).expect("legal");
-        b.place(Pos::new(0, 1), piece(Building::Pavilion, "-")).expect("legal");
+        b.swap(Pos::new(1, 0), piece(Building::Tower, "-"))
+            .expect("legal");
+        b.place(Pos::new(0, 1), piece(Building::Pavilion, "-"))
+            .expect("legal");
         let changes = b.changes_since(&a);
         assert_eq!(changes.len(), 3);
         assert!(matches!(changes[0], Change::Removed(p, _) if p == Pos::new(-1, 0)));
@@ -408,11 +499,23 @@ mod tests {
 
     #[test]
     fn bad_layouts_are_errors_not_violations() {
-        let two = [(Pos::ORIGIN, Piece::FOUNTAIN), (Pos::ORIGIN, piece(Building::Garden, "-"))];
-        assert_eq!(Alhambra::from_pieces(two), Err(LayoutError::TwoTilesOnOneCell(Pos::ORIGIN)));
+        let two = [
+            (Pos::ORIGIN, Piece::FOUNTAIN),
+            (Pos::ORIGIN, piece(Building::Garden, "-")),
+        ];
+        assert_eq!(
+            Alhambra::from_pieces(two),
+            Err(LayoutError::TwoTilesOnOneCell(Pos::ORIGIN))
+        );
         let far = [(Pos::new(MAX_REACH + 1, 0), Piece::FOUNTAIN)];
-        assert!(matches!(Alhambra::from_pieces(far), Err(LayoutError::OutOfReach(_))));
+        assert!(matches!(
+            Alhambra::from_pieces(far),
+            Err(LayoutError::OutOfReach(_))
+        ));
         let walled = [(Pos::ORIGIN, piece(Building::Fountain, "N"))];
-        assert!(matches!(Alhambra::from_pieces(walled), Err(LayoutError::FountainWithWalls(_))));
+        assert!(matches!(
+            Alhambra::from_pieces(walled),
+            Err(LayoutError::FountainWithWalls(_))
+        ));
     }
 }

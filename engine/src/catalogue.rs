@@ -30,10 +30,22 @@ impl fmt::Display for Tile {
 const CATALOGUE_TEXT: [(Building, &str); 6] = [
     (Building::Pavilion, "2:NEW 3:SW 4:ES 5:NW 6:N 7:E 8:-"),
     (Building::Seraglio, "3:ESW 4:NE 5:SW 6:ES 7:W 8:S 9:-"),
-    (Building::Arcades, "4:NES 5:NW 6:SW 6:NE 7:ES 8:N 8:E 9:- 10:-"),
-    (Building::Chambers, "5:NSW 6:ES 7:SW 7:NE 8:NW 9:W 9:S 10:- 11:-"),
-    (Building::Garden, "6:ESW 7:NSW 8:SW 8:NE 8:NW 9:E 10:N 10:W 10:- 11:- 12:S"),
-    (Building::Tower, "7:NEW 8:NES 9:ES 9:NE 9:NW 10:W 11:N 11:S 11:- 12:- 13:E"),
+    (
+        Building::Arcades,
+        "4:NES 5:NW 6:SW 6:NE 7:ES 8:N 8:E 9:- 10:-",
+    ),
+    (
+        Building::Chambers,
+        "5:NSW 6:ES 7:SW 7:NE 8:NW 9:W 9:S 10:- 11:-",
+    ),
+    (
+        Building::Garden,
+        "6:ESW 7:NSW 8:SW 8:NE 8:NW 9:E 10:N 10:W 10:- 11:- 12:S",
+    ),
+    (
+        Building::Tower,
+        "7:NEW 8:NES 9:ES 9:NE 9:NW 10:W 11:N 11:S 11:- 12:- 13:E",
+    ),
 ];
 
 /// The 54 building tiles of the base game, pavilions first, each type by price.
@@ -48,7 +60,12 @@ pub fn catalogue() -> &'static [Tile] {
                 let price = price.parse().unwrap_or(0);
                 let walls = Walls::from_letters(walls).unwrap_or(Walls::NONE);
                 let id = tiles.len() as u8;
-                tiles.push(Tile { id, building, price, walls });
+                tiles.push(Tile {
+                    id,
+                    building,
+                    price,
+                    walls,
+                });
             }
         }
         tiles
@@ -61,12 +78,16 @@ pub fn exists(building: Building, walls: Walls) -> bool {
     if building == Building::Fountain {
         return walls == Walls::NONE;
     }
-    catalogue().iter().any(|t| t.building == building && t.walls == walls)
+    catalogue()
+        .iter()
+        .any(|t| t.building == building && t.walls == walls)
 }
 
 /// The catalogue tiles with this building and these walls (several prices may match).
 pub fn matching(building: Building, walls: Walls) -> impl Iterator<Item = &'static Tile> {
-    catalogue().iter().filter(move |t| t.building == building && t.walls == walls)
+    catalogue()
+        .iter()
+        .filter(move |t| t.building == building && t.walls == walls)
 }
 
 /// One of the four currencies.
@@ -85,7 +106,12 @@ pub enum Currency {
 
 impl Currency {
     /// All four, in the order of the market's spaces.
-    pub const ALL: [Currency; 4] = [Currency::Yellow, Currency::Green, Currency::Blue, Currency::Orange];
+    pub const ALL: [Currency; 4] = [
+        Currency::Yellow,
+        Currency::Green,
+        Currency::Blue,
+        Currency::Orange,
+    ];
 
     /// The name used in files.
     pub fn name(self) -> &'static str {
@@ -143,11 +169,17 @@ mod tests {
     fn prices_run_over_the_ranges_of_the_rules() {
         let ranges = [(2, 8), (3, 9), (4, 10), (5, 11), (6, 12), (7, 13)];
         for (b, (lo, hi)) in Building::SCORING.into_iter().zip(ranges) {
-            let prices: Vec<u8> =
-                catalogue().iter().filter(|t| t.building == b).map(|t| t.price).collect();
+            let prices: Vec<u8> = catalogue()
+                .iter()
+                .filter(|t| t.building == b)
+                .map(|t| t.price)
+                .collect();
             assert_eq!(prices.iter().min(), Some(&lo), "{b}");
             assert_eq!(prices.iter().max(), Some(&hi), "{b}");
-            assert!(prices.windows(2).all(|w| w[0] <= w[1]), "{b} sorted by price");
+            assert!(
+                prices.windows(2).all(|w| w[0] <= w[1]),
+                "{b} sorted by price"
+            );
             for p in lo..=hi {
                 assert!(prices.contains(&p), "{b} has a tile at {p}");
             }
@@ -157,7 +189,10 @@ mod tests {
     #[test]
     fn wall_facts_of_the_rules() {
         let tiles = catalogue();
-        assert!(tiles.iter().all(|t| t.walls.count() < 4), "no four-wall tile");
+        assert!(
+            tiles.iter().all(|t| t.walls.count() < 4),
+            "no four-wall tile"
+        );
         for t in tiles.iter().filter(|t| t.walls.count() == 2) {
             let opposite = (t.walls.has(Side::North) && t.walls.has(Side::South))
                 || (t.walls.has(Side::East) && t.walls.has(Side::West));
@@ -172,14 +207,23 @@ mod tests {
         let tiles = catalogue();
         let mut ambiguous = 0;
         for (i, a) in tiles.iter().enumerate() {
-            if tiles[..i].iter().any(|b| b.building == a.building && b.price == a.price) {
+            if tiles[..i]
+                .iter()
+                .any(|b| b.building == a.building && b.price == a.price)
+            {
                 ambiguous += 1;
             }
         }
         // Four (type, price) pairs have three tiles and four have two.
         let pairs: std::collections::BTreeSet<(Building, u8)> = tiles
             .iter()
-            .filter(|a| tiles.iter().filter(|b| b.building == a.building && b.price == a.price).count() > 1)
+            .filter(|a| {
+                tiles
+                    .iter()
+                    .filter(|b| b.building == a.building && b.price == a.price)
+                    .count()
+                    > 1
+            })
             .map(|t| (t.building, t.price))
             .collect();
         assert_eq!(pairs.len(), 8);
@@ -188,10 +232,16 @@ mod tests {
 
     #[test]
     fn existence_follows_the_catalogue() {
-        assert!(exists(Building::Garden, Walls::from_letters("N").unwrap_or_default()));
+        assert!(exists(
+            Building::Garden,
+            Walls::from_letters("N").unwrap_or_default()
+        ));
         assert!(exists(Building::Fountain, Walls::NONE));
         assert!(!exists(Building::Fountain, Walls::of(&[Side::North])));
-        assert!(!exists(Building::Pavilion, Walls::of(&[Side::North, Side::South])));
+        assert!(!exists(
+            Building::Pavilion,
+            Walls::of(&[Side::North, Side::South])
+        ));
         assert_eq!(matching(Building::Garden, Walls::NONE).count(), 2);
     }
 
@@ -200,7 +250,11 @@ mod tests {
         let cards = money_cards();
         assert_eq!(cards.len(), 108);
         for c in Currency::ALL {
-            let total: u32 = cards.iter().filter(|m| m.currency == c).map(|m| u32::from(m.value)).sum();
+            let total: u32 = cards
+                .iter()
+                .filter(|m| m.currency == c)
+                .map(|m| u32::from(m.value))
+                .sum();
             assert_eq!(total, 3 * 45);
         }
     }

@@ -38,7 +38,9 @@ impl LayoutFile {
     /// an Alhambra at all (two tiles on a cell, a walled fountain, a cell absurdly far).
     pub fn to_alhambra(&self) -> Result<Alhambra, LayoutError> {
         Alhambra::from_pieces(
-            self.tiles.iter().map(|t| (Pos::new(t.x, t.y), Piece::new(t.building, t.walls))),
+            self.tiles
+                .iter()
+                .map(|t| (Pos::new(t.x, t.y), Piece::new(t.building, t.walls))),
         )
     }
 
@@ -47,7 +49,12 @@ impl LayoutFile {
         LayoutFile {
             tiles: alhambra
                 .tiles()
-                .map(|(p, t)| TileEntry { x: p.x, y: p.y, building: t.building, walls: t.walls })
+                .map(|(p, t)| TileEntry {
+                    x: p.x,
+                    y: p.y,
+                    building: t.building,
+                    walls: t.walls,
+                })
                 .collect(),
         }
     }
@@ -103,7 +110,10 @@ impl GameFile {
             let a = p
                 .alhambra
                 .to_alhambra()
-                .map_err(|error| GameError::Layout { name: p.name.clone(), error })?;
+                .map_err(|error| GameError::Layout {
+                    name: p.name.clone(),
+                    error,
+                })?;
             out.push((p.name.clone(), a));
         }
         Ok(out)
@@ -123,7 +133,10 @@ impl CheckReport {
     /// The report for an Alhambra.
     pub fn of(alhambra: &Alhambra) -> CheckReport {
         let violations = alhambra.check();
-        CheckReport { legal: violations.is_empty(), violations }
+        CheckReport {
+            legal: violations.is_empty(),
+            violations,
+        }
     }
 }
 
@@ -140,7 +153,10 @@ mod tests {
         ]}"#;
         let file: LayoutFile = serde_json::from_str(text).expect("the contract's example");
         let a = file.to_alhambra().expect("well-formed");
-        assert_eq!(a.get(Pos::new(1, 0)).map(|p| p.walls), Some(Walls::of(&[Side::North, Side::East])));
+        assert_eq!(
+            a.get(Pos::new(1, 0)).map(|p| p.walls),
+            Some(Walls::of(&[Side::North, Side::East]))
+        );
         assert_eq!(LayoutFile::from_alhambra(&a), file);
     }
 
@@ -165,7 +181,8 @@ mod tests {
     #[test]
     fn games_have_two_to_six_distinct_players() {
         let one: GameFile =
-            serde_json::from_str(r#"{"players": [{"name": "Ana", "alhambra": {"tiles": []}}]}"#).expect("parses");
+            serde_json::from_str(r#"{"players": [{"name": "Ana", "alhambra": {"tiles": []}}]}"#)
+                .expect("parses");
         assert_eq!(one.to_alhambras(), Err(GameError::PlayerCount(1)));
         let same: GameFile = serde_json::from_str(
             r#"{"players": [{"name": "Ana", "alhambra": {"tiles": []}}, {"name": "Ana", "alhambra": {"tiles": []}}]}"#,

@@ -20,7 +20,9 @@ pub use catalogue::{Currency, MoneyCard, Tile, catalogue, money_cards};
 pub use layout::{CheckReport, GameError, GameFile, LayoutFile, PlayerEntry, TileEntry};
 pub use pos::Pos;
 pub use rules::{HoleRule, Rule, Rules, Violation};
-pub use scoring::{PerBuilding, PlayerScore, RoundScore, ScoringRound, majority_points, score_round};
+pub use scoring::{
+    PerBuilding, PlayerScore, RoundScore, ScoringRound, majority_points, score_round,
+};
 pub use side::{Side, Walls};
 pub use track::{Outcome, ScoreTrack, TrackError, leftover_tiles};
 pub use wall::{LongestWall, Segment, longest_wall};

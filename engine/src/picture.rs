@@ -38,7 +38,9 @@ pub fn draw(alhambra: &Alhambra) -> String {
         out.push_str("     ");
         for x in lo.x..=hi.x {
             let (above, below) = (Pos::new(x, y - 1), Pos::new(x, y));
-            let corner = [above, below, Pos::new(x - 1, y - 1), Pos::new(x - 1, y)].into_iter().any(present);
+            let corner = [above, below, Pos::new(x - 1, y - 1), Pos::new(x - 1, y)]
+                .into_iter()
+                .any(present);
             out.push(if corner { '+' } else { ' ' });
             let edge = if walled(above, Side::South) || walled(below, Side::North) {
                 "###"
@@ -49,7 +51,9 @@ pub fn draw(alhambra: &Alhambra) -> String {
             };
             out.push_str(edge);
         }
-        let last = [Pos::new(hi.x, y - 1), Pos::new(hi.x, y)].into_iter().any(present);
+        let last = [Pos::new(hi.x, y - 1), Pos::new(hi.x, y)]
+            .into_iter()
+            .any(present);
         out.push(if last { '+' } else { ' ' });
         out.push('\n');
         if y > hi.y {
@@ -68,7 +72,11 @@ pub fn draw(alhambra: &Alhambra) -> String {
             };
             out.push(edge);
             if x <= hi.x {
-                out.push_str(alhambra.get(right).map_or("   ", |t| abbreviation(t.building)));
+                out.push_str(
+                    alhambra
+                        .get(right)
+                        .map_or("   ", |t| abbreviation(t.building)),
+                );
             }
         }
         out.push('\n');
@@ -85,8 +93,11 @@ mod tests {
     #[test]
     fn draws_walls_where_they_run() {
         let mut a = Alhambra::new();
-        a.place(Pos::new(1, 0), Piece::new(Building::Garden, Walls::of(&[Side::North, Side::East])))
-            .expect("legal");
+        a.place(
+            Pos::new(1, 0),
+            Piece::new(Building::Garden, Walls::of(&[Side::North, Side::East])),
+        )
+        .expect("legal");
         let text = draw(&a);
         assert_eq!(
             text,

@@ -87,7 +87,12 @@ pub struct Violation {
 impl Violation {
     /// A violation with its message.
     pub fn new(rule: Rule, pos: Pos, side: Option<Side>, message: String) -> Violation {
-        Violation { rule, pos, side, message }
+        Violation {
+            rule,
+            pos,
+            side,
+            message,
+        }
     }
 
     fn key(&self) -> (Rule, Pos, Option<Side>) {
@@ -124,7 +129,13 @@ impl Grid {
         for (i, &(p, _)) in tiles.iter().enumerate() {
             cells[((p.y - y0) * width + (p.x - x0)) as usize] = i as u16;
         }
-        Grid { x0, y0, width, height, cells }
+        Grid {
+            x0,
+            y0,
+            width,
+            height,
+            cells,
+        }
     }
 
     fn index(&self, p: Pos) -> Option<usize> {
@@ -159,8 +170,9 @@ pub fn check(alhambra: &Alhambra) -> Vec<Violation> {
     }
     let grid = Grid::new(&tiles);
 
-    let fountains: Vec<usize> =
-        (0..tiles.len()).filter(|&i| tiles[i].1.building == Building::Fountain).collect();
+    let fountains: Vec<usize> = (0..tiles.len())
+        .filter(|&i| tiles[i].1.building == Building::Fountain)
+        .collect();
     match fountains.len() {
         1 => {}
         0 => out.push(Violation::new(
@@ -176,7 +188,9 @@ pub fn check(alhambra: &Alhambra) -> Vec<Violation> {
                     Rule::FountainCount,
                     p,
                     None,
-                    format!("there are {n} fountains, one of them at {p}; an Alhambra has exactly one"),
+                    format!(
+                        "there are {n} fountains, one of them at {p}; an Alhambra has exactly one"
+                    ),
                 ));
             }
         }
@@ -250,11 +264,12 @@ pub fn check(alhambra: &Alhambra) -> Vec<Violation> {
     while let Some(i) = stack.pop() {
         let p = grid.pos(i);
         for side in Side::ALL {
-            if let Some(j) = grid.index(p.neighbour(side)) {
-                if !outside[j] && grid.cells[j] == EMPTY {
-                    outside[j] = true;
-                    stack.push(j);
-                }
+            if let Some(j) = grid.index(p.neighbour(side))
+                && !outside[j]
+                && grid.cells[j] == EMPTY
+            {
+                outside[j] = true;
+                stack.push(j);
             }
         }
     }
@@ -263,7 +278,9 @@ pub fn check(alhambra: &Alhambra) -> Vec<Violation> {
         .map(|i| grid.pos(i))
         .filter(|&p| match alhambra.rules().holes {
             HoleRule::AnyEnclosedRegion => true,
-            HoleRule::SingleCell => Side::ALL.into_iter().all(|s| grid.at(p.neighbour(s)) != EMPTY),
+            HoleRule::SingleCell => Side::ALL
+                .into_iter()
+                .all(|s| grid.at(p.neighbour(s)) != EMPTY),
         })
         .collect();
     holes.sort();
@@ -281,7 +298,10 @@ pub fn check(alhambra: &Alhambra) -> Vec<Violation> {
 /// The violations of `after` that `before` did not have: what a change caused.
 pub fn new_violations(before: &Alhambra, after: &Alhambra) -> Vec<Violation> {
     let old: HashSet<_> = check(before).iter().map(Violation::key).collect();
-    check(after).into_iter().filter(|v| !old.contains(&v.key())).collect()
+    check(after)
+        .into_iter()
+        .filter(|v| !old.contains(&v.key()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -292,7 +312,10 @@ mod tests {
 
     fn layout(tiles: &[(i32, i32, Building, &str)]) -> Alhambra {
         Alhambra::from_pieces(tiles.iter().map(|&(x, y, b, w)| {
-            (Pos::new(x, y), Piece::new(b, Walls::from_letters(w).unwrap_or_default()))
+            (
+                Pos::new(x, y),
+                Piece::new(b, Walls::from_letters(w).unwrap_or_default()),
+            )
         }))
         .expect("well-formed layout")
     }
@@ -313,7 +336,10 @@ mod tests {
         let none = layout(&[(0, 0, G, "-")]);
         assert_eq!(rules_of(&none.check()), vec![(Rule::FountainCount, 0, 0)]);
         let two = layout(&[(0, 0, F, "-"), (1, 0, F, "-")]);
-        assert_eq!(rules_of(&two.check()), vec![(Rule::FountainCount, 0, 0), (Rule::FountainCount, 1, 0)]);
+        assert_eq!(
+            rules_of(&two.check()),
+            vec![(Rule::FountainCount, 0, 0), (Rule::FountainCount, 1, 0)]
+        );
         let empty = Alhambra::from_pieces([]).expect("empty");
         assert_eq!(rules_of(&empty.check()), vec![(Rule::FountainCount, 0, 0)]);
     }
@@ -324,18 +350,35 @@ mod tests {
     fn the_rulebook_examples() {
         let mismatch = layout(&[(0, 0, F, "-"), (1, 0, G, "E"), (2, 0, T, "-")]);
         let v = mismatch.check();
-        assert_eq!(v.iter().filter(|v| v.rule == Rule::WallMismatch).count(), 2, "both tiles of the pair");
-        assert!(v.iter().any(|v| v.pos == Pos::new(1, 0) && v.side == Some(Side::East)));
-        assert!(v.iter().any(|v| v.pos == Pos::new(2, 0) && v.side == Some(Side::West)));
+        assert_eq!(
+            v.iter().filter(|v| v.rule == Rule::WallMismatch).count(),
+            2,
+            "both tiles of the pair"
+        );
+        assert!(
+            v.iter()
+                .any(|v| v.pos == Pos::new(1, 0) && v.side == Some(Side::East))
+        );
+        assert!(
+            v.iter()
+                .any(|v| v.pos == Pos::new(2, 0) && v.side == Some(Side::West))
+        );
         assert!(v[0].message.contains("garden at (1,0)"), "{}", v[0].message);
 
         let back_to_back = layout(&[(0, 0, F, "-"), (1, 0, G, "E"), (2, 0, T, "W")]);
-        assert_eq!(rules_of(&back_to_back.check()), vec![(Rule::Unreachable, 2, 0)]);
+        assert_eq!(
+            rules_of(&back_to_back.check()),
+            vec![(Rule::Unreachable, 2, 0)]
+        );
 
         // Reached around the wall, the same pair is legal.
         let around = layout(&[
-            (0, 0, F, "-"), (1, 0, G, "E"), (2, 0, T, "W"),
-            (0, 1, G, "-"), (1, 1, G, "-"), (2, 1, G, "-"),
+            (0, 0, F, "-"),
+            (1, 0, G, "E"),
+            (2, 0, T, "W"),
+            (0, 1, G, "-"),
+            (1, 1, G, "-"),
+            (2, 1, G, "-"),
         ]);
         assert!(around.is_legal(), "{:?}", around.check());
     }
@@ -349,25 +392,47 @@ mod tests {
     #[test]
     fn a_single_cell_hole() {
         let ring = layout(&[
-            (0, 0, F, "-"), (1, 0, G, "-"), (2, 0, G, "-"),
-            (0, 1, G, "-"), (2, 1, G, "-"),
-            (0, 2, G, "-"), (1, 2, G, "-"), (2, 2, G, "-"),
+            (0, 0, F, "-"),
+            (1, 0, G, "-"),
+            (2, 0, G, "-"),
+            (0, 1, G, "-"),
+            (2, 1, G, "-"),
+            (0, 2, G, "-"),
+            (1, 2, G, "-"),
+            (2, 2, G, "-"),
         ]);
         assert_eq!(rules_of(&ring.check()), vec![(Rule::Hole, 1, 1)]);
-        let strict = ring.clone().with_rules(Rules { holes: HoleRule::SingleCell });
+        let strict = ring.clone().with_rules(Rules {
+            holes: HoleRule::SingleCell,
+        });
         assert_eq!(rules_of(&strict.check()), vec![(Rule::Hole, 1, 1)]);
     }
 
     #[test]
     fn a_two_cell_hole() {
         let ring = layout(&[
-            (0, 0, F, "-"), (1, 0, G, "-"), (2, 0, G, "-"), (3, 0, G, "-"),
-            (0, 1, G, "-"), (3, 1, G, "-"),
-            (0, 2, G, "-"), (1, 2, G, "-"), (2, 2, G, "-"), (3, 2, G, "-"),
+            (0, 0, F, "-"),
+            (1, 0, G, "-"),
+            (2, 0, G, "-"),
+            (3, 0, G, "-"),
+            (0, 1, G, "-"),
+            (3, 1, G, "-"),
+            (0, 2, G, "-"),
+            (1, 2, G, "-"),
+            (2, 2, G, "-"),
+            (3, 2, G, "-"),
         ]);
-        assert_eq!(rules_of(&ring.check()), vec![(Rule::Hole, 1, 1), (Rule::Hole, 2, 1)]);
-        let strict = ring.with_rules(Rules { holes: HoleRule::SingleCell });
-        assert!(strict.is_legal(), "the strict reading allows a two-cell hole");
+        assert_eq!(
+            rules_of(&ring.check()),
+            vec![(Rule::Hole, 1, 1), (Rule::Hole, 2, 1)]
+        );
+        let strict = ring.with_rules(Rules {
+            holes: HoleRule::SingleCell,
+        });
+        assert!(
+            strict.is_legal(),
+            "the strict reading allows a two-cell hole"
+        );
     }
 
     #[test]
@@ -378,13 +443,25 @@ mod tests {
         // F joins on the west via (-1,1).
         let pinched = layout(&[
             (-1, 1, F, "-"),
-            (1, 0, G, "-"), (2, 0, G, "-"),
-            (0, 1, G, "-"), (3, 1, G, "-"),
-            (1, 2, G, "-"), (2, 2, G, "-"),
+            (1, 0, G, "-"),
+            (2, 0, G, "-"),
+            (0, 1, G, "-"),
+            (3, 1, G, "-"),
+            (1, 2, G, "-"),
+            (2, 2, G, "-"),
         ]);
-        let holes: Vec<_> = pinched.check().into_iter().filter(|v| v.rule == Rule::Hole).collect();
-        assert_eq!(rules_of(&holes), vec![(Rule::Hole, 1, 1), (Rule::Hole, 2, 1)]);
-        let strict = pinched.with_rules(Rules { holes: HoleRule::SingleCell });
+        let holes: Vec<_> = pinched
+            .check()
+            .into_iter()
+            .filter(|v| v.rule == Rule::Hole)
+            .collect();
+        assert_eq!(
+            rules_of(&holes),
+            vec![(Rule::Hole, 1, 1), (Rule::Hole, 2, 1)]
+        );
+        let strict = pinched.with_rules(Rules {
+            holes: HoleRule::SingleCell,
+        });
         assert!(strict.check().iter().all(|v| v.rule != Rule::Hole));
     }
 
@@ -396,7 +473,11 @@ mod tests {
         assert_eq!(json["x"], 1);
         assert_eq!(json["y"], 0);
         assert_eq!(json["side"], "west");
-        assert_eq!(v[0].side, Some(Side::East), "the fountain's side of the pair comes first");
+        assert_eq!(
+            v[0].side,
+            Some(Side::East),
+            "the fountain's side of the pair comes first"
+        );
         let unreachable = serde_json::to_value(&v[2]).expect("serialisable");
         assert_eq!(unreachable["rule"], "unreachable");
         assert!(unreachable.get("side").is_none());

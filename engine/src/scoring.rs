@@ -24,12 +24,23 @@ pub enum ScoringRound {
 const PAYOUT: [[&[u32]; 6]; 3] = [
     [&[1], &[2], &[3], &[4], &[5], &[6]],
     [&[8, 1], &[9, 2], &[10, 3], &[11, 4], &[12, 5], &[13, 6]],
-    [&[16, 8, 1], &[17, 9, 2], &[18, 10, 3], &[19, 11, 4], &[20, 12, 5], &[21, 13, 6]],
+    [
+        &[16, 8, 1],
+        &[17, 9, 2],
+        &[18, 10, 3],
+        &[19, 11, 4],
+        &[20, 12, 5],
+        &[21, 13, 6],
+    ],
 ];
 
 impl ScoringRound {
     /// The three rounds in order.
-    pub const ALL: [ScoringRound; 3] = [ScoringRound::First, ScoringRound::Second, ScoringRound::Third];
+    pub const ALL: [ScoringRound; 3] = [
+        ScoringRound::First,
+        ScoringRound::Second,
+        ScoringRound::Third,
+    ];
 
     /// Round 1, 2 or 3.
     pub fn from_number(n: u8) -> Option<ScoringRound> {
@@ -49,7 +60,9 @@ impl ScoringRound {
     /// The points this round pays for a building type, 1st place first. Empty for the
     /// fountain.
     pub fn payout(self, building: Building) -> &'static [u32] {
-        building.scoring_index().map_or(&[], |i| PAYOUT[self as usize][i])
+        building
+            .scoring_index()
+            .map_or(&[], |i| PAYOUT[self as usize][i])
     }
 }
 
@@ -117,7 +130,9 @@ struct PerBuildingFields {
 
 impl From<PerBuildingFields> for PerBuilding {
     fn from(f: PerBuildingFields) -> Self {
-        PerBuilding([f.pavilion, f.seraglio, f.arcades, f.chambers, f.garden, f.tower])
+        PerBuilding([
+            f.pavilion, f.seraglio, f.arcades, f.chambers, f.garden, f.tower,
+        ])
     }
 }
 
@@ -137,8 +152,13 @@ pub fn majority_points(round: ScoringRound, counts: &[[u32; 6]]) -> Vec<PerBuild
         let mut place = 0;
         while place < order.len() {
             let count = counts[order[place]][t];
-            let tied = order[place..].iter().take_while(|&&p| counts[p][t] == count).count();
-            let pool: u32 = (place..place + tied).map(|i| payout.get(i).copied().unwrap_or(0)).sum();
+            let tied = order[place..]
+                .iter()
+                .take_while(|&&p| counts[p][t] == count)
+                .count();
+            let pool: u32 = (place..place + tied)
+                .map(|i| payout.get(i).copied().unwrap_or(0))
+                .sum();
             for &p in &order[place..place + tied] {
                 points[p].0[t] = pool / tied as u32;
             }
@@ -211,7 +231,10 @@ mod tests {
     }
 
     fn tower_points(round: ScoringRound, counts: &[u32]) -> Vec<u32> {
-        majority_points(round, &towers(counts)).iter().map(|p| p.0[TOWER]).collect()
+        majority_points(round, &towers(counts))
+            .iter()
+            .map(|p| p.0[TOWER])
+            .collect()
     }
 
     #[test]
@@ -228,28 +251,43 @@ mod tests {
     #[test]
     fn the_japanese_example_two_tied_first_and_a_third() {
         // Final round, towers: two tied first share (21+13)/2 = 17, the third gets 6.
-        assert_eq!(tower_points(ScoringRound::Third, &[4, 4, 2]), vec![17, 17, 6]);
+        assert_eq!(
+            tower_points(ScoringRound::Third, &[4, 4, 2]),
+            vec![17, 17, 6]
+        );
     }
 
     #[test]
     fn a_tie_for_third_shares_third_place_and_beyond() {
         // 3rd pays 6; the 4th place the tie occupies pays nothing: 6/2 = 3.
-        assert_eq!(tower_points(ScoringRound::Third, &[5, 4, 2, 2]), vec![21, 13, 3, 3]);
+        assert_eq!(
+            tower_points(ScoringRound::Third, &[5, 4, 2, 2]),
+            vec![21, 13, 3, 3]
+        );
         // Three tied for second in round 2: (6 + 0 + 0) / 3 = 2.
-        assert_eq!(tower_points(ScoringRound::Second, &[5, 3, 3, 3]), vec![13, 2, 2, 2]);
+        assert_eq!(
+            tower_points(ScoringRound::Second, &[5, 3, 3, 3]),
+            vec![13, 2, 2, 2]
+        );
     }
 
     #[test]
     fn rounding_down() {
         // Three tied first in round 3: (21 + 13 + 6) / 3 = 13.33 -> 13.
-        assert_eq!(tower_points(ScoringRound::Third, &[2, 2, 2]), vec![13, 13, 13]);
+        assert_eq!(
+            tower_points(ScoringRound::Third, &[2, 2, 2]),
+            vec![13, 13, 13]
+        );
         // Two tied first in round 1: 6 / 2 = 3; the next player is 3rd, unpaid.
         assert_eq!(tower_points(ScoringRound::First, &[2, 2, 1]), vec![3, 3, 0]);
     }
 
     #[test]
     fn zero_tiles_never_score() {
-        assert_eq!(tower_points(ScoringRound::Third, &[3, 0, 0]), vec![21, 0, 0]);
+        assert_eq!(
+            tower_points(ScoringRound::Third, &[3, 0, 0]),
+            vec![21, 0, 0]
+        );
         assert_eq!(tower_points(ScoringRound::Third, &[0, 0]), vec![0, 0]);
         // A lone player with one tile is first, whatever the others (none) do.
         assert_eq!(tower_points(ScoringRound::First, &[0, 1]), vec![0, 6]);
@@ -257,7 +295,10 @@ mod tests {
 
     #[test]
     fn six_players_with_places_after_ties() {
-        assert_eq!(tower_points(ScoringRound::Third, &[1, 3, 3, 2, 1, 0]), vec![0, 17, 17, 6, 0, 0]);
+        assert_eq!(
+            tower_points(ScoringRound::Third, &[1, 3, 3, 2, 1, 0]),
+            vec![0, 17, 17, 6, 0, 0]
+        );
     }
 
     #[test]

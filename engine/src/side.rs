@@ -237,7 +237,10 @@ mod tests {
     #[test]
     fn serde_is_a_list_of_side_names() {
         let w = Walls::of(&[Side::West, Side::North]);
-        assert_eq!(serde_json::to_string(&w).ok().as_deref(), Some(r#"["north","west"]"#));
+        assert_eq!(
+            serde_json::to_string(&w).ok().as_deref(),
+            Some(r#"["north","west"]"#)
+        );
         let back: Walls = serde_json::from_str(r#"["west","north"]"#).expect("valid walls");
         assert_eq!(back, w);
         assert!(serde_json::from_str::<Walls>(r#"["north","north"]"#).is_err());

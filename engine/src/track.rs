@@ -48,7 +48,10 @@ pub struct ScoreTrack {
 impl ScoreTrack {
     /// A track for these players, nothing scored yet.
     pub fn new(players: impl IntoIterator<Item = impl Into<String>>) -> ScoreTrack {
-        ScoreTrack { players: players.into_iter().map(Into::into).collect(), rounds: Vec::new() }
+        ScoreTrack {
+            players: players.into_iter().map(Into::into).collect(),
+            rounds: Vec::new(),
+        }
     }
 
     /// The players, in seating order.
@@ -63,7 +66,9 @@ impl ScoreTrack {
 
     /// The next round to score, `None` once the game is over.
     pub fn next_round(&self) -> Option<ScoringRound> {
-        u8::try_from(self.rounds.len() + 1).ok().and_then(ScoringRound::from_number)
+        u8::try_from(self.rounds.len() + 1)
+            .ok()
+            .and_then(ScoringRound::from_number)
     }
 
     /// Records a round's result; recording a round already scored replaces it (a
@@ -71,12 +76,18 @@ impl ScoreTrack {
     pub fn record(&mut self, score: &RoundScore) -> Result<(), TrackError> {
         let found: Vec<String> = score.players.iter().map(|p| p.name.clone()).collect();
         if found != self.players {
-            return Err(TrackError::OtherPlayers { expected: self.players.clone(), found });
+            return Err(TrackError::OtherPlayers {
+                expected: self.players.clone(),
+                found,
+            });
         }
         let index = usize::from(score.round.number() - 1);
         if index > self.rounds.len() {
             let missing = self.next_round().unwrap_or(ScoringRound::Third);
-            return Err(TrackError::OutOfOrder { round: score.round, missing });
+            return Err(TrackError::OutOfOrder {
+                round: score.round,
+                missing,
+            });
         }
         let totals = score.players.iter().map(|p| p.total).collect();
         if index == self.rounds.len() {
@@ -89,12 +100,16 @@ impl ScoreTrack {
 
     /// A round's totals per player, if scored.
     pub fn round(&self, round: ScoringRound) -> Option<&[u32]> {
-        self.rounds.get(usize::from(round.number() - 1)).map(Vec::as_slice)
+        self.rounds
+            .get(usize::from(round.number() - 1))
+            .map(Vec::as_slice)
     }
 
     /// Each player's sum over the rounds scored.
     pub fn totals(&self) -> Vec<u32> {
-        (0..self.players.len()).map(|p| self.rounds.iter().map(|r| r[p]).sum()).collect()
+        (0..self.players.len())
+            .map(|p| self.rounds.iter().map(|r| r[p]).sum())
+            .collect()
     }
 
     /// The winner or the draw, once all three rounds are scored.
@@ -104,9 +119,18 @@ impl ScoreTrack {
         }
         let totals = self.totals();
         let best = totals.iter().copied().max()?;
-        let mut leaders: Vec<String> =
-            self.players.iter().zip(&totals).filter(|(_, t)| **t == best).map(|(n, _)| n.clone()).collect();
-        Some(if leaders.len() == 1 { Outcome::Winner(leaders.remove(0)) } else { Outcome::Draw(leaders) })
+        let mut leaders: Vec<String> = self
+            .players
+            .iter()
+            .zip(&totals)
+            .filter(|(_, t)| **t == best)
+            .map(|(n, _)| n.clone())
+            .collect();
+        Some(if leaders.len() == 1 {
+            Outcome::Winner(leaders.remove(0))
+        } else {
+            Outcome::Draw(leaders)
+        })
     }
 }
 
@@ -123,7 +147,12 @@ pub fn leftover_tiles(
             let tile = tile?;
             let held: Vec<u32> = money
                 .iter()
-                .map(|hand| hand.iter().filter(|c| c.currency == currency).map(|c| u32::from(c.value)).sum())
+                .map(|hand| {
+                    hand.iter()
+                        .filter(|c| c.currency == currency)
+                        .map(|c| u32::from(c.value))
+                        .sum()
+                })
                 .collect();
             let best = held.iter().copied().max().unwrap_or(0);
             let holders: Vec<usize> = (0..held.len()).filter(|&p| held[p] == best).collect();
@@ -150,8 +179,14 @@ mod tests {
     fn rounds_in_order_and_corrections_replace() {
         let mut t = ScoreTrack::new(["Ana", "Ben"]);
         assert_eq!(t.next_round(), Some(ScoringRound::First));
-        assert!(matches!(t.record(&round(ScoringRound::Second, &["Ana", "Ben"])), Err(TrackError::OutOfOrder { .. })));
-        assert!(matches!(t.record(&round(ScoringRound::First, &["Ana", "Cy"])), Err(TrackError::OtherPlayers { .. })));
+        assert!(matches!(
+            t.record(&round(ScoringRound::Second, &["Ana", "Ben"])),
+            Err(TrackError::OutOfOrder { .. })
+        ));
+        assert!(matches!(
+            t.record(&round(ScoringRound::First, &["Ana", "Cy"])),
+            Err(TrackError::OtherPlayers { .. })
+        ));
         let mut r1 = round(ScoringRound::First, &["Ana", "Ben"]);
         r1.players[0].total = 5;
         t.record(&r1).expect("first round");
@@ -159,12 +194,16 @@ mod tests {
         t.record(&r1).expect("a correction");
         assert_eq!(t.totals(), vec![7, 0]);
         assert_eq!(t.outcome(), None);
-        t.record(&round(ScoringRound::Second, &["Ana", "Ben"])).expect("second");
+        t.record(&round(ScoringRound::Second, &["Ana", "Ben"]))
+            .expect("second");
         let mut r3 = round(ScoringRound::Third, &["Ana", "Ben"]);
         r3.players[1].total = 7;
         t.record(&r3).expect("third");
         assert_eq!(t.next_round(), None);
-        assert_eq!(t.outcome(), Some(Outcome::Draw(vec!["Ana".into(), "Ben".into()])));
+        assert_eq!(
+            t.outcome(),
+            Some(Outcome::Draw(vec!["Ana".into(), "Ben".into()]))
+        );
     }
 
     #[test]
@@ -173,7 +212,11 @@ mod tests {
         let card = |currency, value| MoneyCard { currency, value };
         let money = vec![
             vec![card(Currency::Blue, 9), card(Currency::Green, 3)],
-            vec![card(Currency::Blue, 4), card(Currency::Blue, 4), card(Currency::Green, 3)],
+            vec![
+                card(Currency::Blue, 4),
+                card(Currency::Blue, 4),
+                card(Currency::Green, 3),
+            ],
         ];
         let market = [
             (Currency::Blue, Some(tile)),

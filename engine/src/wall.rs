@@ -40,8 +40,8 @@ pub struct LongestWall {
     pub exhaustive: bool,
 }
 
-/// Search steps before giving up; the most branching layout of the real game needs a few
-/// thousand.
+/// Search steps before giving up (about a second); a checkerboard of 24 three-wall tiles,
+/// far more branched than the real game allows, needs well under a million.
 const STEP_BUDGET: u64 = 20_000_000;
 
 /// The walled sides facing an empty cell.
@@ -93,7 +93,10 @@ fn longest_trail(vertex_count: usize, edges: &[(usize, usize)]) -> Trail {
         adjacency[b].push((e, a));
     }
     let mut component = vec![usize::MAX; vertex_count];
-    let mut best = Trail { edges: Vec::new(), exhaustive: true };
+    let mut best = Trail {
+        edges: Vec::new(),
+        exhaustive: true,
+    };
     let mut steps = 0u64;
     for start in 0..vertex_count {
         if component[start] != usize::MAX {
@@ -121,9 +124,16 @@ fn longest_trail(vertex_count: usize, edges: &[(usize, usize)]) -> Trail {
         if comp_edges.len() <= best.edges.len() {
             continue;
         }
-        let odd: Vec<usize> = vertices.iter().copied().filter(|&v| adjacency[v].len() % 2 == 1).collect();
+        let odd: Vec<usize> = vertices
+            .iter()
+            .copied()
+            .filter(|&v| adjacency[v].len() % 2 == 1)
+            .collect();
         if odd.len() <= 2 {
-            best = Trail { edges: comp_edges, exhaustive: best.exhaustive };
+            best = Trail {
+                edges: comp_edges,
+                exhaustive: best.exhaustive,
+            };
             continue;
         }
         let bound = comp_edges.len() - (odd.len() / 2 - 1);
@@ -144,7 +154,10 @@ fn longest_trail(vertex_count: usize, edges: &[(usize, usize)]) -> Trail {
         let found = search.best;
         let exhaustive = best.exhaustive && steps <= STEP_BUDGET;
         if found.len() > best.edges.len() {
-            best = Trail { edges: found, exhaustive };
+            best = Trail {
+                edges: found,
+                exhaustive,
+            };
         } else {
             best.exhaustive = exhaustive;
         }
@@ -200,8 +213,15 @@ mod tests {
 
     fn layout(tiles: &[(i32, i32, &str)]) -> Alhambra {
         Alhambra::from_pieces(tiles.iter().map(|&(x, y, w)| {
-            let b = if (x, y) == (0, 0) { Building::Fountain } else { Building::Garden };
-            (Pos::new(x, y), Piece::new(b, Walls::from_letters(w).unwrap_or_default()))
+            let b = if (x, y) == (0, 0) {
+                Building::Fountain
+            } else {
+                Building::Garden
+            };
+            (
+                Pos::new(x, y),
+                Piece::new(b, Walls::from_letters(w).unwrap_or_default()),
+            )
         }))
         .expect("well-formed")
     }
@@ -214,9 +234,15 @@ mod tests {
     #[test]
     fn a_fully_walled_three_by_three_ring_counts_all_twelve() {
         let a = layout(&[
-            (-1, -1, "NW"), (0, -1, "N"), (1, -1, "NE"),
-            (-1, 0, "W"), (0, 0, "-"), (1, 0, "E"),
-            (-1, 1, "SW"), (0, 1, "S"), (1, 1, "ES"),
+            (-1, -1, "NW"),
+            (0, -1, "N"),
+            (1, -1, "NE"),
+            (-1, 0, "W"),
+            (0, 0, "-"),
+            (1, 0, "E"),
+            (-1, 1, "SW"),
+            (0, 1, "S"),
+            (1, 1, "ES"),
         ]);
         let wall = longest_wall(&a);
         assert_eq!(wall.length, 12);
@@ -247,7 +273,10 @@ mod tests {
             tiles
                 .iter()
                 .map(|&(x, y, w)| {
-                    (Pos::new(x, y), Piece::new(Building::Garden, Walls::from_letters(w).unwrap_or_default()))
+                    (
+                        Pos::new(x, y),
+                        Piece::new(Building::Garden, Walls::from_letters(w).unwrap_or_default()),
+                    )
                 })
                 .chain([(Pos::new(9, 9), Piece::FOUNTAIN)]),
         )
@@ -258,8 +287,14 @@ mod tests {
     fn a_corner_pinch_point_joins_two_rings_into_one_wall() {
         // Two walled 2x2 blocks touching at the corner (0,0): a figure eight, one trail.
         let a = gardens(&[
-            (-2, -2, "NW"), (-1, -2, "NE"), (-2, -1, "SW"), (-1, -1, "ES"),
-            (0, 0, "NW"), (1, 0, "NE"), (0, 1, "SW"), (1, 1, "ES"),
+            (-2, -2, "NW"),
+            (-1, -2, "NE"),
+            (-2, -1, "SW"),
+            (-1, -1, "ES"),
+            (0, 0, "NW"),
+            (1, 0, "NE"),
+            (0, 1, "SW"),
+            (1, 1, "ES"),
         ]);
         assert_eq!(longest_wall(&a).length, 16);
     }
