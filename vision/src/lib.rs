@@ -1,7 +1,14 @@
-//! Frame in, Alhambras out: the scan-result format, the synthetic table renderer, and
-//! (to come) the scanner and the frame sources.
+//! Frame in, Alhambras out: the scan-result format, cell appearance and profiles, plane
+//! geometry, the scanner, and the synthetic table renderer.
 
+pub mod appearance;
+pub mod eval;
+pub mod geometry;
 pub mod labels;
+pub mod plane;
+pub mod scanner;
+pub mod synth;
+pub mod training;
 
 pub use labels::{LabelError, ScanResult, ScannedAlhambra, ScannedTile};
 

@@ -1,0 +1,55 @@
+//! Development loop: render scenes, learn from the first, scan the rest, print the figures.
+use alhambra_vision::eval::{Tally, compare_photo};
+use alhambra_vision::scanner::{ScanOptions, Scanner};
+use alhambra_vision::synth::{Difficulty, SceneOptions, render};
+use alhambra_vision::training::{learn_profile, photo_samples};
+use std::time::Instant;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let difficulty: Difficulty = args.get(1).map_or("easy", String::as_str).parse()?;
+    let count: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10);
+    let base: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1000);
+    let train = render(&SceneOptions {
+        seed: 7,
+        difficulty,
+        ..SceneOptions::default()
+    })?;
+    let samples = photo_samples(&train.image, &train.labels, 40.0)?;
+    let profile = learn_profile(&[samples])?;
+    eprintln!(
+        "profile: pitch {:.1} mm, {} tiles, presence limit {:.2}",
+        profile.pitch_mm, profile.tiles, profile.presence_limit
+    );
+    let scanner = Scanner::new(profile, ScanOptions::default());
+    let mut total = Tally::default();
+    for seed in base..base + count {
+        let scene = render(&SceneOptions {
+            seed,
+            difficulty,
+            ..SceneOptions::default()
+        })?;
+        let t0 = Instant::now();
+        let scan = scanner.scan(&scene.image)?;
+        let ms = t0.elapsed().as_secs_f64() * 1000.0;
+        let result = scan.to_result("x");
+        let mut t = compare_photo(&scene.labels, &result);
+        t.millis.push(ms);
+        eprintln!(
+            "seed {seed}: {} alhambras (found {}), tiles {} missed {} phantom {} bldg err {} wall err {} exact {}/{}  {:.0} ms",
+            scene.labels.alhambras.len(),
+            result.alhambras.len(),
+            t.tiles,
+            t.missed,
+            t.phantom,
+            t.building_errors,
+            t.wall_errors,
+            t.alhambras_exact,
+            t.alhambras,
+            ms
+        );
+        total.add(&t);
+    }
+    println!("{}", serde_json::to_string_pretty(&total.rates())?);
+    Ok(())
+}

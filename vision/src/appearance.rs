@@ -1,0 +1,732 @@
+//! How tiles look: the features of a cell patch (colour layout of the interior, the four
+//! wall bands), and the appearance profile that turns them into a building and walls with
+//! confidences. A profile is learned from labelled photos (`calibrate appearance`, the
+//! app's corrections) and saved as versioned JSON.
+
+use crate::geometry::{Homography, Point};
+use alhambra_engine::{Building, Side, Walls, catalogue};
+use opencv::core::{Mat, Scalar, Size};
+use opencv::imgproc;
+use opencv::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use thiserror::Error;
+
+/// Side of the square patch a cell is resampled to.
+pub const PATCH: i32 = 48;
+/// Interior blocks per side (the colour layout is GRID x GRID blocks).
+pub const GRID: usize = 4;
+/// Features of the interior: chromaticity r, g and relative brightness per block.
+pub const BLOCK_DIMS: usize = GRID * GRID * 3;
+/// Features of one side's band.
+pub const SIDE_DIMS: usize = 4;
+/// The profile format's version.
+pub const PROFILE_VERSION: u32 = 1;
+
+/// Per-channel gains (B, G, R) that make the table's white paper white.
+pub type WhiteBalance = [f32; 3];
+
+/// What a cell patch looks like, in the patch's own orientation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellFeatures {
+    /// Block means, row-major from the patch's top-left: (r, g, L/Lref) each.
+    pub blocks: [f32; BLOCK_DIMS],
+    /// Per side (north, east, south, west of the patch): band darkness and tint.
+    pub sides: [[f32; SIDE_DIMS]; 4],
+}
+
+impl CellFeatures {
+    /// The features of the same patch turned a quarter clockwise `turns` times.
+    pub fn turned(&self, turns: u8) -> CellFeatures {
+        let mut out = self.clone();
+        for _ in 0..turns % 4 {
+            let prev = out.clone();
+            for by in 0..GRID {
+                for bx in 0..GRID {
+                    // new(x, y) = old(y, N-1-x): old row N-1-x, old column y.
+                    let (ob, nb) = (((GRID - 1 - bx) * GRID + by) * 3, (by * GRID + bx) * 3);
+                    out.blocks[nb..nb + 3].copy_from_slice(&prev.blocks[ob..ob + 3]);
+                }
+            }
+            for side in Side::ALL {
+                out.sides[side.clockwise() as usize] = prev.sides[side as usize];
+            }
+        }
+        out
+    }
+}
+
+/// Resamples the image quad `corners` (clockwise from the cell's north-west corner, image
+/// pixels) to a PATCH x PATCH square.
+pub fn sample_patch(frame: &Mat, corners: &[Point; 4]) -> opencv::Result<Mat> {
+    let n = f64::from(PATCH);
+    let square = [[0.0, 0.0], [n, 0.0], [n, n], [0.0, n]];
+    let Some(h) = Homography::from_quads(&square, corners) else {
+        return Err(opencv::Error::new(
+            opencv::core::StsBadArg,
+            "degenerate cell quad",
+        ));
+    };
+    let m = Mat::from_slice_2d(&h.0)?;
+    let mut patch = Mat::default();
+    imgproc::warp_perspective(
+        frame,
+        &mut patch,
+        &m,
+        Size::new(PATCH, PATCH),
+        imgproc::INTER_LINEAR | imgproc::WARP_INVERSE_MAP,
+        opencv::core::BORDER_CONSTANT,
+        Scalar::all(0.0),
+    )?;
+    Ok(patch)
+}
+
+/// The features of a PATCH x PATCH BGR patch under the given white balance.
+pub fn features(patch: &Mat, white: WhiteBalance) -> opencv::Result<CellFeatures> {
+    let n = PATCH as usize;
+    let bytes = patch.data_bytes()?;
+    if bytes.len() < n * n * 3 {
+        return Err(opencv::Error::new(
+            opencv::core::StsBadArg,
+            "patch is not PATCH x PATCH BGR",
+        ));
+    }
+    // Chromaticity and brightness per pixel.
+    let mut px = vec![[0f32; 3]; n * n];
+    for (i, p) in px.iter_mut().enumerate() {
+        let b = f32::from(bytes[3 * i]) * white[0];
+        let g = f32::from(bytes[3 * i + 1]) * white[1];
+        let r = f32::from(bytes[3 * i + 2]) * white[2];
+        let s = r + g + b + 3.0;
+        *p = [r / s, g / s, s / 3.0];
+    }
+    let margin = (0.12 * n as f32).round() as usize;
+    let inner = n - 2 * margin;
+    let block = inner / GRID;
+    // Reference brightness: the median of the interior, robust to glare and shadows.
+    let mut lum: Vec<f32> = Vec::with_capacity(inner * inner);
+    for y in margin..margin + GRID * block {
+        for x in margin..margin + GRID * block {
+            lum.push(px[y * n + x][2]);
+        }
+    }
+    let mid = lum.len() / 2;
+    let lref = lum.select_nth_unstable_by(mid, f32::total_cmp).1.max(1.0);
+    let mut blocks = [0f32; BLOCK_DIMS];
+    for by in 0..GRID {
+        for bx in 0..GRID {
+            let mut acc = [0f32; 3];
+            for y in 0..block {
+                for x in 0..block {
+                    let p = px[(margin + by * block + y) * n + margin + bx * block + x];
+                    acc[0] += p[0];
+                    acc[1] += p[1];
+                    acc[2] += p[2];
+                }
+            }
+            let k = (block * block) as f32;
+            let o = (by * GRID + bx) * 3;
+            blocks[o] = acc[0] / k;
+            blocks[o + 1] = acc[1] / k;
+            blocks[o + 2] = acc[2] / k / lref;
+        }
+    }
+    // Side bands: the wall band (just inside the seam) against the strip inside it.
+    let band = (1, (0.09 * n as f32).round() as usize);
+    let strip = (
+        (0.12 * n as f32).round() as usize,
+        (0.24 * n as f32).round() as usize,
+    );
+    let along = ((0.15 * n as f32) as usize, (0.85 * n as f32) as usize);
+    let mean = |side: Side, depth: (usize, usize)| -> [f32; 3] {
+        let mut acc = [0f32; 3];
+        let mut count = 0f32;
+        for d in depth.0..depth.1 {
+            for a in along.0..along.1 {
+                let (x, y) = match side {
+                    Side::North => (a, d),
+                    Side::South => (a, n - 1 - d),
+                    Side::West => (d, a),
+                    Side::East => (n - 1 - d, a),
+                };
+                let p = px[y * n + x];
+                acc[0] += p[0];
+                acc[1] += p[1];
+                acc[2] += p[2];
+                count += 1.0;
+            }
+        }
+        [acc[0] / count, acc[1] / count, acc[2] / count]
+    };
+    let mut sides = [[0f32; SIDE_DIMS]; 4];
+    for side in Side::ALL {
+        let (b, s) = (mean(side, band), mean(side, strip));
+        sides[side as usize] = [b[2] / lref, b[2] / s[2].max(1.0), b[0] - s[0], b[1] - s[1]];
+    }
+    Ok(CellFeatures { blocks, sides })
+}
+
+/// Dimensions of the rotation-free summary of a cell.
+pub const DETECT_DIMS: usize = 5;
+
+/// A rotation-free summary of a cell's interior: chromaticity of the centre, of the
+/// surround, and the centre's brightness relative to the surround.
+pub fn detect_features(blocks: &[f32; BLOCK_DIMS]) -> [f32; DETECT_DIMS] {
+    let mut centre = [0f32; 3];
+    let mut ring = [0f32; 3];
+    for by in 0..GRID {
+        for bx in 0..GRID {
+            let inner = (1..GRID - 1).contains(&by) && (1..GRID - 1).contains(&bx);
+            let acc = if inner { &mut centre } else { &mut ring };
+            for k in 0..3 {
+                acc[k] += blocks[(by * GRID + bx) * 3 + k];
+            }
+        }
+    }
+    let (nc, nr) = (
+        ((GRID - 2) * (GRID - 2)) as f32,
+        (GRID * GRID - (GRID - 2) * (GRID - 2)) as f32,
+    );
+    [
+        centre[0] / nc,
+        centre[1] / nc,
+        ring[0] / nr,
+        ring[1] / nr,
+        (centre[2] / nc) / (ring[2] / nr).max(1e-3),
+    ]
+}
+
+/// The fountain search: how much more a rotation-free summary looks like a fountain than
+/// like anything else.
+#[derive(Debug, Clone, Copy)]
+pub struct Detectors<'a> {
+    models: &'a [Option<Gaussian>],
+}
+
+impl Detectors<'_> {
+    /// Log-likelihood of the fountain minus the best other; positive: fountain-like.
+    pub fn fountain_score(&self, f: &[f32; DETECT_DIMS]) -> f32 {
+        let Some(Some(fountain)) = self.models.first() else {
+            return f32::NEG_INFINITY;
+        };
+        let other = self.models[1..]
+            .iter()
+            .flatten()
+            .map(|g| g.log_likelihood(f))
+            .fold(f32::NEG_INFINITY, f32::max);
+        fountain.log_likelihood(f) - other
+    }
+}
+
+/// A diagonal Gaussian over a feature vector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Gaussian {
+    /// How many samples it was learned from.
+    pub n: u32,
+    /// Mean per dimension.
+    pub mean: Vec<f32>,
+    /// Variance per dimension (never below the floor).
+    pub var: Vec<f32>,
+}
+
+/// Per-dimension squared z-scores are capped here, so one odd block (glare, a finger)
+/// cannot outweigh the rest.
+const Z2_CAP: f32 = 9.0;
+
+impl Gaussian {
+    /// Learns from samples, shrinking the variance toward `pooled` (for classes with few
+    /// samples) and flooring it.
+    pub fn learn(
+        samples: &[&[f32]],
+        pooled: Option<&[f32]>,
+        floor: impl Fn(usize) -> f32,
+    ) -> Option<Gaussian> {
+        let first = samples.first()?;
+        let d = first.len();
+        let n = samples.len() as f32;
+        let mut mean = vec![0f32; d];
+        for s in samples {
+            for (m, v) in mean.iter_mut().zip(s.iter()) {
+                *m += v / n;
+            }
+        }
+        let mut var = vec![0f32; d];
+        for s in samples {
+            for ((v, m), x) in var.iter_mut().zip(&mean).zip(s.iter()) {
+                *v += (x - m) * (x - m) / n;
+            }
+        }
+        const PRIOR: f32 = 5.0;
+        for (i, v) in var.iter_mut().enumerate() {
+            let prior = pooled.map_or(*v, |p| p[i]);
+            *v = ((n * *v + PRIOR * prior) / (n + PRIOR)).max(floor(i));
+        }
+        Some(Gaussian {
+            n: samples.len() as u32,
+            mean,
+            var,
+        })
+    }
+
+    /// Mean capped squared z-score: 1 is typical, larger is less alike.
+    pub fn distance(&self, x: &[f32]) -> f32 {
+        let d = self.mean.len().min(x.len()).max(1);
+        let sum: f32 = (0..d)
+            .map(|i| ((x[i] - self.mean[i]).powi(2) / self.var[i]).min(Z2_CAP))
+            .sum();
+        sum / d as f32
+    }
+
+    /// Log-likelihood up to a constant shared by Gaussians of the same dimension.
+    pub fn log_likelihood(&self, x: &[f32]) -> f32 {
+        let d = self.mean.len().min(x.len());
+        let mut ll = 0.0;
+        for i in 0..d {
+            ll -= 0.5 * ((x[i] - self.mean[i]).powi(2) / self.var[i]).min(Z2_CAP)
+                + 0.5 * self.var[i].ln();
+        }
+        ll
+    }
+}
+
+/// A cell's reading: the building and walls with confidences.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reading {
+    /// The building, in the upright orientation the reading was made in.
+    pub building: Building,
+    /// Its walls.
+    pub walls: Walls,
+    /// Probability of the building (0..1).
+    pub building_confidence: f32,
+    /// Probability of each side's reading (north, east, south, west).
+    pub side_confidence: [f32; 4],
+    /// Whether (building, walls) exists in the base game's catalogue.
+    pub in_catalogue: bool,
+}
+
+/// The learned appearance of one tile set under one light.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    /// Format version ([`PROFILE_VERSION`]).
+    pub version: u32,
+    /// Tile pitch in table millimetres (tile plus seam), as measured when learning.
+    pub pitch_mm: f32,
+    /// Interior colour layout per building (upright), fountain first, in `Building::ALL`
+    /// order; `None` where no sample was seen.
+    pub buildings: Vec<Option<Gaussian>>,
+    /// Interior colour layout of empty cells next to Alhambras (table, cards, clutter).
+    pub empty: Option<Gaussian>,
+    /// Side band of a walled side.
+    pub wall: Gaussian,
+    /// Side band of an open side.
+    pub open: Gaussian,
+    /// A cell whose best building distance is above this holds no tile.
+    pub presence_limit: f32,
+    /// Rotation-free summaries (centre against surround) per building, in
+    /// `Building::ALL` order, then empty cells: what the fountain search compares.
+    pub detect: Vec<Option<Gaussian>>,
+    /// How many photos and tiles it was learned from.
+    pub photos: u32,
+    /// Tiles learned from.
+    pub tiles: u32,
+}
+
+/// A profile file that cannot be used.
+#[derive(Debug, Error)]
+pub enum ProfileError {
+    /// Cannot read or write the file.
+    #[error("{path}: {source}")]
+    Io {
+        /// Which file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Not a profile, or damaged.
+    #[error("{path}: not an appearance profile: {source}")]
+    Json {
+        /// Which file.
+        path: String,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// Written by another version of the format.
+    #[error(
+        "{path}: appearance profile version {found}, this build reads version {PROFILE_VERSION}; learn it again with `alhambra calibrate appearance`"
+    )]
+    Version {
+        /// Which file.
+        path: String,
+        /// Its version.
+        found: u32,
+    },
+    /// Malformed content.
+    #[error("{path}: {problem}")]
+    Invalid {
+        /// Which file.
+        path: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Too little to learn from.
+    #[error("cannot learn a profile: {0}")]
+    TooLittle(String),
+}
+
+/// One labelled cell for learning.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    /// What is on it (`None` for an empty cell).
+    pub building: Option<Building>,
+    /// Its walls (ignored for empty cells).
+    pub walls: Walls,
+    /// Its features, upright.
+    pub features: CellFeatures,
+}
+
+impl Profile {
+    /// Learns a profile from labelled cells (upright features).
+    pub fn learn(samples: &[Sample], pitch_mm: f32, photos: u32) -> Result<Profile, ProfileError> {
+        let tiles: Vec<&Sample> = samples.iter().filter(|s| s.building.is_some()).collect();
+        if tiles.len() < 3 {
+            return Err(ProfileError::TooLittle(format!(
+                "{} labelled tiles; at least 3 are needed",
+                tiles.len()
+            )));
+        }
+        // Pooled within-class variance of the interior, the prior for rare classes.
+        let mut pooled = vec![0f32; BLOCK_DIMS];
+        let mut count = 0f32;
+        for b in Building::ALL {
+            let of: Vec<&[f32]> = tiles
+                .iter()
+                .filter(|s| s.building == Some(b))
+                .map(|s| &s.features.blocks[..])
+                .collect();
+            if let Some(g) = Gaussian::learn(&of, None, |_| 0.0) {
+                for (p, v) in pooled.iter_mut().zip(&g.var) {
+                    *p += v * of.len() as f32;
+                }
+                count += of.len() as f32;
+            }
+        }
+        pooled.iter_mut().for_each(|p| *p /= count.max(1.0));
+        // Floors: chromaticity varies by at least ~0.005 and relative brightness by ~0.03
+        // between photos, however alike the labelled tiles were.
+        let floor = |i: usize| if i % 3 == 2 { 1e-3 } else { 2.5e-5 };
+        let buildings: Vec<Option<Gaussian>> = Building::ALL
+            .iter()
+            .map(|&b| {
+                let of: Vec<&[f32]> = tiles
+                    .iter()
+                    .filter(|s| s.building == Some(b))
+                    .map(|s| &s.features.blocks[..])
+                    .collect();
+                Gaussian::learn(&of, Some(&pooled), floor)
+            })
+            .collect();
+        let empties: Vec<&[f32]> = samples
+            .iter()
+            .filter(|s| s.building.is_none())
+            .map(|s| &s.features.blocks[..])
+            .collect();
+        let empty = Gaussian::learn(&empties, None, floor);
+        let mut walled: Vec<&[f32]> = Vec::new();
+        let mut open: Vec<&[f32]> = Vec::new();
+        for s in &tiles {
+            for side in Side::ALL {
+                let f = &s.features.sides[side as usize][..];
+                if s.walls.has(side) {
+                    walled.push(f)
+                } else {
+                    open.push(f)
+                }
+            }
+        }
+        let side_floor = |_| 1e-4;
+        let wall = Gaussian::learn(&walled, None, side_floor).ok_or_else(|| {
+            ProfileError::TooLittle("no walled side among the labelled tiles".into())
+        })?;
+        let open = Gaussian::learn(&open, None, side_floor).ok_or_else(|| {
+            ProfileError::TooLittle("no open side among the labelled tiles".into())
+        })?;
+        let detect: Vec<Option<Gaussian>> = Building::ALL
+            .iter()
+            .map(|&b| Some(b))
+            .chain([None])
+            .map(|b| {
+                let of: Vec<[f32; DETECT_DIMS]> = samples
+                    .iter()
+                    .filter(|s| s.building == b)
+                    .map(|s| detect_features(&s.features.blocks))
+                    .collect();
+                let refs: Vec<&[f32]> = of.iter().map(|f| &f[..]).collect();
+                Gaussian::learn(&refs, None, |i| if i < 4 { 2.5e-5 } else { 1e-3 })
+            })
+            .collect();
+        let mut profile = Profile {
+            version: PROFILE_VERSION,
+            pitch_mm,
+            buildings,
+            empty,
+            detect,
+            wall,
+            open,
+            presence_limit: 0.0,
+            photos,
+            tiles: tiles.len() as u32,
+        };
+        // Presence: well above what the labelled tiles themselves scored.
+        let mut scores: Vec<f32> = tiles
+            .iter()
+            .map(|s| profile.best_building_distance(&s.features))
+            .collect();
+        scores.sort_by(f32::total_cmp);
+        let high = scores[((scores.len() - 1) as f32 * 0.95) as usize];
+        profile.presence_limit = (high * 2.0).max(1.5);
+        Ok(profile)
+    }
+
+    /// The fountain search's view of this profile.
+    pub fn detectors(&self) -> Detectors<'_> {
+        Detectors {
+            models: &self.detect,
+        }
+    }
+
+    /// The smallest building distance over the patch as it is (no turning).
+    pub fn best_building_distance(&self, f: &CellFeatures) -> f32 {
+        self.buildings
+            .iter()
+            .flatten()
+            .map(|g| g.distance(&f.blocks))
+            .fold(f32::INFINITY, f32::min)
+    }
+
+    /// Whether a cell holds a tile (any building), with how alike it is (lower: more).
+    /// Tries the four quarter turns. A tile must look more like some building than like
+    /// the empty cells around Alhambras, and not be far from every building.
+    pub fn presence(&self, f: &CellFeatures) -> (bool, f32) {
+        let best = (0..4)
+            .map(|t| self.best_building_distance(&f.turned(t)))
+            .fold(f32::INFINITY, f32::min);
+        let beats_empty = self.empty.as_ref().is_none_or(|e| {
+            let tile_ll = (0..4)
+                .flat_map(|t| {
+                    let g = f.turned(t);
+                    self.buildings
+                        .iter()
+                        .flatten()
+                        .map(move |b| b.log_likelihood(&g.blocks))
+                        .collect::<Vec<_>>()
+                })
+                .fold(f32::NEG_INFINITY, f32::max);
+            tile_ll > e.log_likelihood(&f.blocks)
+        });
+        (best <= self.presence_limit && beats_empty, best)
+    }
+
+    /// Log-likelihood of each building (in `Building::ALL` order) for upright features;
+    /// unseen buildings get `-inf`.
+    pub fn building_scores(&self, f: &CellFeatures) -> [f32; 7] {
+        let mut out = [f32::NEG_INFINITY; 7];
+        for (o, g) in out.iter_mut().zip(&self.buildings) {
+            if let Some(g) = g {
+                *o = g.log_likelihood(&f.blocks);
+            }
+        }
+        out
+    }
+
+    /// Log-likelihood of (wall, open) for each side of upright features.
+    pub fn side_scores(&self, f: &CellFeatures) -> [[f32; 2]; 4] {
+        let mut out = [[0f32; 2]; 4];
+        for side in Side::ALL {
+            let x = &f.sides[side as usize];
+            out[side as usize] = [self.wall.log_likelihood(x), self.open.log_likelihood(x)];
+        }
+        out
+    }
+
+    /// Reads an upright cell: the best (building, walls) pair, preferring pairs the
+    /// catalogue has; a pair it lacks is returned only when far more likely, and flagged.
+    pub fn read(&self, f: &CellFeatures) -> Reading {
+        // Naive-Bayes log-likelihoods over correlated features are overconfident: temper.
+        const TEMPER: f32 = 0.25;
+        let bs = self.building_scores(f);
+        let ss = self.side_scores(f);
+        let side_ll = |w: Walls| -> f32 {
+            Side::ALL
+                .iter()
+                .map(|&s| {
+                    if w.has(s) {
+                        ss[s as usize][0]
+                    } else {
+                        ss[s as usize][1]
+                    }
+                })
+                .sum()
+        };
+        // Catalogue pairs (and the fountain, wall-less).
+        let mut pairs: Vec<(Building, Walls)> = vec![(Building::Fountain, Walls::NONE)];
+        for t in catalogue() {
+            if !pairs.contains(&(t.building, t.walls)) {
+                pairs.push((t.building, t.walls));
+            }
+        }
+        let score = |&(b, w): &(Building, Walls)| bs[b as usize] * TEMPER + side_ll(w) * TEMPER;
+        let scored: Vec<f32> = pairs.iter().map(score).collect();
+        let best_i = (0..pairs.len())
+            .max_by(|&a, &b| scored[a].total_cmp(&scored[b]))
+            .unwrap_or(0);
+        let (mut building, mut walls) = pairs[best_i];
+        let mut in_catalogue = true;
+        // Unconstrained reading: best building, each side on its own.
+        let free_b = Building::ALL[(0..7).max_by(|&a, &b| bs[a].total_cmp(&bs[b])).unwrap_or(0)];
+        let free_w = Walls::of(
+            &Side::ALL
+                .into_iter()
+                .filter(|&s| ss[s as usize][0] > ss[s as usize][1])
+                .collect::<Vec<_>>(),
+        );
+        const NOT_IN_CATALOGUE_MARGIN: f32 = 6.0;
+        if score(&(free_b, free_w)) > scored[best_i] + NOT_IN_CATALOGUE_MARGIN {
+            (building, walls) = (free_b, free_w);
+            in_catalogue = false;
+        }
+        // Confidences: the building marginalised over pairs; each side from its own band.
+        let max = scored.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let mut per_building = [0f32; 7];
+        let mut total = 0f32;
+        for (p, s) in pairs.iter().zip(&scored) {
+            let w = (s - max).exp();
+            per_building[p.0 as usize] += w;
+            total += w;
+        }
+        let building_confidence = if in_catalogue {
+            per_building[building as usize] / total.max(1e-12)
+        } else {
+            0.5
+        };
+        let mut side_confidence = [0f32; 4];
+        for s in Side::ALL {
+            let [lw, lo] = ss[s as usize];
+            let p_wall = 1.0 / (1.0 + ((lo - lw) * TEMPER * 2.0).exp());
+            side_confidence[s as usize] = if walls.has(s) { p_wall } else { 1.0 - p_wall };
+        }
+        Reading {
+            building,
+            walls,
+            building_confidence,
+            side_confidence,
+            in_catalogue,
+        }
+    }
+
+    /// Reads a profile file, refusing other versions and damaged files.
+    pub fn load(path: &Path) -> Result<Profile, ProfileError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Io {
+            path: shown.clone(),
+            source,
+        })?;
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|source| ProfileError::Json {
+                path: shown.clone(),
+                source,
+            })?;
+        let found = value
+            .get("version")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0) as u32;
+        if found != PROFILE_VERSION {
+            return Err(ProfileError::Version { path: shown, found });
+        }
+        let profile: Profile =
+            serde_json::from_value(value).map_err(|source| ProfileError::Json {
+                path: shown.clone(),
+                source,
+            })?;
+        profile
+            .validate()
+            .map_err(|problem| ProfileError::Invalid {
+                path: shown,
+                problem,
+            })?;
+        Ok(profile)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.buildings.len() != 7 {
+            return Err(format!(
+                "{} building models, expected 7",
+                self.buildings.len()
+            ));
+        }
+        let ok = |g: &Gaussian, d: usize| {
+            g.mean.len() == d && g.var.len() == d && g.var.iter().all(|v| *v > 0.0)
+        };
+        for g in self.buildings.iter().flatten().chain(self.empty.as_ref()) {
+            if !ok(g, BLOCK_DIMS) {
+                return Err("a building model has the wrong size or a zero variance".into());
+            }
+        }
+        if self.detect.len() != 8 || self.detect.iter().flatten().any(|g| !ok(g, DETECT_DIMS)) {
+            return Err("the fountain search models have the wrong size".into());
+        }
+        if !ok(&self.wall, SIDE_DIMS) || !ok(&self.open, SIDE_DIMS) {
+            return Err("a wall model has the wrong size or a zero variance".into());
+        }
+        if !(self.pitch_mm > 5.0 && self.pitch_mm < 500.0) {
+            return Err(format!("tile pitch {} mm is not plausible", self.pitch_mm));
+        }
+        Ok(())
+    }
+
+    /// Writes the profile (to a temporary file, then renamed, so a crash loses nothing).
+    pub fn save(&self, path: &Path) -> Result<(), ProfileError> {
+        let shown = path.display().to_string();
+        let text = serde_json::to_string_pretty(self).map_err(|source| ProfileError::Json {
+            path: shown.clone(),
+            source,
+        })?;
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, text).map_err(|source| ProfileError::Io {
+            path: tmp.display().to_string(),
+            source,
+        })?;
+        std::fs::rename(&tmp, path).map_err(|source| ProfileError::Io {
+            path: shown,
+            source,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn features_with(seed: f32) -> CellFeatures {
+        let mut blocks = [0f32; BLOCK_DIMS];
+        for (i, b) in blocks.iter_mut().enumerate() {
+            *b = seed + i as f32;
+        }
+        let mut sides = [[0f32; SIDE_DIMS]; 4];
+        for (i, s) in sides.iter_mut().enumerate() {
+            s[0] = i as f32;
+        }
+        CellFeatures { blocks, sides }
+    }
+
+    #[test]
+    fn four_turns_are_the_identity_and_one_turn_moves_west_to_north() {
+        let f = features_with(0.0);
+        assert_eq!(f.turned(4), f);
+        assert_eq!(f.turned(1).turned(3), f);
+        let t = f.turned(1);
+        assert_eq!(t.sides[Side::North as usize], f.sides[Side::West as usize]);
+        // The old bottom-left block becomes the top-left one.
+        let bottom_left = ((GRID - 1) * GRID) * 3;
+        assert_eq!(t.blocks[0], f.blocks[bottom_left]);
+    }
+}

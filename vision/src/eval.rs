@@ -1,0 +1,381 @@
+//! Measuring the scanner against labelled photos: per-tile building error, per-side wall
+//! error, missed and phantom tiles, exact Alhambras, exact photos, exact final scores and
+//! the time per photo.
+
+use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile, rotate_tiles_clockwise};
+use alhambra_engine::{Alhambra, Piece, Pos, ScoringRound, Side, score_round};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashSet};
+
+/// Counts over a set of photos.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Tally {
+    /// Photos measured.
+    pub photos: u32,
+    /// Labelled, visible tiles.
+    pub tiles: u32,
+    /// Of those, found with another building.
+    pub building_errors: u32,
+    /// Sides of tiles found (4 per tile).
+    pub sides: u32,
+    /// Of those, wall read wrongly.
+    pub wall_errors: u32,
+    /// Labelled tiles not found.
+    pub missed: u32,
+    /// Found tiles where the labels have none.
+    pub phantom: u32,
+    /// Labelled Alhambras.
+    pub alhambras: u32,
+    /// Of those, read exactly.
+    pub alhambras_exact: u32,
+    /// Photos read exactly (every Alhambra exact, nothing extra).
+    pub photos_exact: u32,
+    /// Photos where every player's round-3 total is right.
+    pub scores_exact: u32,
+    /// Milliseconds per photo, one entry each.
+    pub millis: Vec<f64>,
+}
+
+/// Rates derived from a tally.
+#[derive(Debug, Clone, Serialize)]
+pub struct Rates {
+    /// Photos measured.
+    pub photos: u32,
+    /// Building errors per found tile, %.
+    pub building_error_pct: f64,
+    /// Wall errors per side, %.
+    pub wall_error_pct: f64,
+    /// Missed tiles per labelled tile, %.
+    pub missed_pct: f64,
+    /// Phantom tiles per labelled tile, %.
+    pub phantom_pct: f64,
+    /// Exact Alhambras, %.
+    pub alhambra_exact_pct: f64,
+    /// Exact photos, %.
+    pub photo_exact_pct: f64,
+    /// Photos with exact round-3 totals, %.
+    pub score_exact_pct: f64,
+    /// Median milliseconds per photo.
+    pub ms_median: f64,
+    /// 95th percentile milliseconds per photo.
+    pub ms_p95: f64,
+}
+
+fn pct(n: u32, d: u32) -> f64 {
+    if d == 0 {
+        0.0
+    } else {
+        100.0 * f64::from(n) / f64::from(d)
+    }
+}
+
+/// The p-th percentile (0..1) of some values.
+pub fn percentile(values: &[f64], p: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * p).round() as usize]
+}
+
+impl Tally {
+    /// Adds another tally.
+    pub fn add(&mut self, o: &Tally) {
+        self.photos += o.photos;
+        self.tiles += o.tiles;
+        self.building_errors += o.building_errors;
+        self.sides += o.sides;
+        self.wall_errors += o.wall_errors;
+        self.missed += o.missed;
+        self.phantom += o.phantom;
+        self.alhambras += o.alhambras;
+        self.alhambras_exact += o.alhambras_exact;
+        self.photos_exact += o.photos_exact;
+        self.scores_exact += o.scores_exact;
+        self.millis.extend(&o.millis);
+    }
+
+    /// The rates.
+    pub fn rates(&self) -> Rates {
+        let found = self.tiles - self.missed;
+        Rates {
+            photos: self.photos,
+            building_error_pct: pct(self.building_errors, found),
+            wall_error_pct: pct(self.wall_errors, self.sides),
+            missed_pct: pct(self.missed, self.tiles),
+            phantom_pct: pct(self.phantom, self.tiles),
+            alhambra_exact_pct: pct(self.alhambras_exact, self.alhambras),
+            photo_exact_pct: pct(self.photos_exact, self.photos),
+            score_exact_pct: pct(self.scores_exact, self.photos),
+            ms_median: percentile(&self.millis, 0.5),
+            ms_p95: percentile(&self.millis, 0.95),
+        }
+    }
+}
+
+fn tile_map(tiles: &[ScannedTile]) -> BTreeMap<(i32, i32), &ScannedTile> {
+    tiles.iter().map(|t| ((t.x, t.y), t)).collect()
+}
+
+/// How one found Alhambra compares with its label at one rotation.
+struct Comparison {
+    agree: u32,
+    building_errors: u32,
+    wall_errors: u32,
+    sides: u32,
+    missed: u32,
+    phantom: u32,
+    found_visible: Vec<ScannedTile>,
+}
+
+fn compare(label: &ScannedAlhambra, found: &[ScannedTile]) -> Comparison {
+    let occluded: HashSet<(i32, i32)> = label
+        .tiles
+        .iter()
+        .filter(|t| t.occluded)
+        .map(|t| (t.x, t.y))
+        .collect();
+    let found_visible: Vec<ScannedTile> = found
+        .iter()
+        .filter(|t| !occluded.contains(&(t.x, t.y)))
+        .cloned()
+        .collect();
+    let got = tile_map(&found_visible);
+    let mut c = Comparison {
+        agree: 0,
+        building_errors: 0,
+        wall_errors: 0,
+        sides: 0,
+        missed: 0,
+        phantom: 0,
+        found_visible: Vec::new(),
+    };
+    let mut labelled = HashSet::new();
+    for t in label.tiles.iter().filter(|t| !t.occluded) {
+        labelled.insert((t.x, t.y));
+        match got.get(&(t.x, t.y)) {
+            None => c.missed += 1,
+            Some(g) => {
+                if g.building == t.building {
+                    c.agree += 1;
+                } else {
+                    c.building_errors += 1;
+                }
+                for s in Side::ALL {
+                    c.sides += 1;
+                    if g.walls.has(s) != t.walls.has(s) {
+                        c.wall_errors += 1;
+                    }
+                }
+            }
+        }
+    }
+    c.phantom = found_visible
+        .iter()
+        .filter(|t| !labelled.contains(&(t.x, t.y)))
+        .count() as u32;
+    c.found_visible = found_visible;
+    c
+}
+
+fn alhambra_of(tiles: &[ScannedTile]) -> Alhambra {
+    // Duplicate cells cannot come from a scan; keep the first if they ever do.
+    let mut seen = HashSet::new();
+    Alhambra::from_pieces(
+        tiles
+            .iter()
+            .filter(|t| !t.occluded && seen.insert((t.x, t.y)))
+            .map(|t| (Pos::new(t.x, t.y), Piece::new(t.building, t.walls))),
+    )
+    .unwrap_or_default()
+}
+
+/// Compares a scan with the labels of the same photo.
+pub fn compare_photo(labels: &ScanResult, scan: &ScanResult) -> Tally {
+    let mut tally = Tally {
+        photos: 1,
+        ..Tally::default()
+    };
+    let mut used = vec![false; scan.alhambras.len()];
+    let mut all_exact = true;
+    let mut label_layouts = Vec::new();
+    let mut found_layouts = Vec::new();
+    for label in &labels.alhambras {
+        tally.alhambras += 1;
+        tally.tiles += label.tiles.iter().filter(|t| !t.occluded).count() as u32;
+        // The found Alhambra whose fountain is nearest, within a tile's width.
+        let width = label
+            .tiles
+            .iter()
+            .find(|t| (t.x, t.y) == (0, 0))
+            .and_then(|t| t.corners_px)
+            .map_or(60.0, |q| {
+                ((q[0][0] - q[1][0]).hypot(q[0][1] - q[1][1])) as f64
+            });
+        let near = |a: &ScannedAlhambra| {
+            f64::from(a.fountain_px[0] - label.fountain_px[0])
+                .hypot(f64::from(a.fountain_px[1] - label.fountain_px[1]))
+        };
+        let pick = (0..scan.alhambras.len())
+            .filter(|&i| !used[i] && near(&scan.alhambras[i]) < 0.6 * width)
+            .min_by(|&a, &b| near(&scan.alhambras[a]).total_cmp(&near(&scan.alhambras[b])));
+        label_layouts.push(alhambra_of(&label.tiles));
+        let Some(i) = pick else {
+            tally.missed += label.tiles.iter().filter(|t| !t.occluded).count() as u32;
+            all_exact = false;
+            found_layouts.push(Alhambra::default());
+            continue;
+        };
+        used[i] = true;
+        // The four ways to turn the found grid about the fountain: the best agreement.
+        let mut tiles = scan.alhambras[i].tiles.clone();
+        let mut best: Option<Comparison> = None;
+        for _ in 0..4 {
+            let c = compare(label, &tiles);
+            // Most agreeing tiles, then most tiles in common, then fewest wall errors.
+            let key = |c: &Comparison| {
+                (
+                    c.agree,
+                    c.agree + c.building_errors,
+                    u32::MAX - c.wall_errors,
+                )
+            };
+            if best.as_ref().is_none_or(|b| key(&c) > key(b)) {
+                best = Some(c);
+            }
+            tiles = rotate_tiles_clockwise(&tiles);
+        }
+        let Some(c) = best else { continue };
+        tally.building_errors += c.building_errors;
+        tally.wall_errors += c.wall_errors;
+        tally.sides += c.sides;
+        tally.missed += c.missed;
+        tally.phantom += c.phantom;
+        let exact = c.building_errors == 0 && c.wall_errors == 0 && c.missed == 0 && c.phantom == 0;
+        tally.alhambras_exact += u32::from(exact);
+        all_exact &= exact;
+        found_layouts.push(alhambra_of(&c.found_visible));
+    }
+    // Alhambras found where the labels have none.
+    for (i, a) in scan.alhambras.iter().enumerate() {
+        if !used[i] {
+            tally.phantom += a.tiles.len() as u32;
+            all_exact = false;
+        }
+    }
+    tally.photos_exact = u32::from(all_exact);
+    if !label_layouts.is_empty() {
+        let names: Vec<String> = (0..label_layouts.len()).map(|i| format!("p{i}")).collect();
+        let truth = score_round(
+            ScoringRound::Third,
+            &names
+                .iter()
+                .map(String::as_str)
+                .zip(label_layouts.iter())
+                .collect::<Vec<_>>(),
+        );
+        let read = score_round(
+            ScoringRound::Third,
+            &names
+                .iter()
+                .map(String::as_str)
+                .zip(found_layouts.iter())
+                .collect::<Vec<_>>(),
+        );
+        let same = truth
+            .players
+            .iter()
+            .zip(&read.players)
+            .all(|(a, b)| a.total == b.total);
+        tally.scores_exact = u32::from(same);
+    }
+    tally
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alhambra_engine::{Building, Walls};
+
+    fn tile(x: i32, y: i32, b: Building, walls: &str) -> ScannedTile {
+        ScannedTile {
+            x,
+            y,
+            building: b,
+            walls: Walls::from_letters(walls).unwrap_or_default(),
+            confidence: None,
+            corners_px: None,
+            occluded: false,
+        }
+    }
+
+    fn photo(tiles: Vec<ScannedTile>) -> ScanResult {
+        ScanResult {
+            image: "x.png".into(),
+            alhambras: vec![ScannedAlhambra {
+                fountain_px: [100.0, 100.0],
+                tiles,
+            }],
+            meta: Default::default(),
+        }
+    }
+
+    #[test]
+    fn an_exact_scan_is_exact_even_turned() {
+        let label = photo(vec![
+            tile(0, 0, Building::Fountain, "-"),
+            tile(1, 0, Building::Garden, "N"),
+        ]);
+        let turned = photo(rotate_tiles_clockwise(&label.alhambras[0].tiles));
+        let t = compare_photo(&label, &turned);
+        assert_eq!(
+            (t.alhambras_exact, t.photos_exact, t.scores_exact),
+            (1, 1, 1)
+        );
+        assert_eq!(
+            (t.building_errors, t.wall_errors, t.missed, t.phantom),
+            (0, 0, 0, 0)
+        );
+    }
+
+    #[test]
+    fn errors_are_counted_where_they_are() {
+        let label = photo(vec![
+            tile(0, 0, Building::Fountain, "-"),
+            tile(1, 0, Building::Garden, "N"),
+            tile(2, 0, Building::Tower, "-"),
+        ]);
+        let scan = photo(vec![
+            tile(0, 0, Building::Fountain, "-"),
+            tile(1, 0, Building::Tower, "NE"),
+            tile(0, 1, Building::Pavilion, "-"),
+        ]);
+        let t = compare_photo(&label, &scan);
+        assert_eq!(
+            (
+                t.tiles,
+                t.building_errors,
+                t.wall_errors,
+                t.missed,
+                t.phantom
+            ),
+            (3, 1, 1, 1, 1)
+        );
+        assert_eq!((t.alhambras_exact, t.photos_exact), (0, 0));
+    }
+
+    #[test]
+    fn occluded_tiles_are_neither_counted_nor_phantoms() {
+        let mut hidden = tile(1, 0, Building::Garden, "-");
+        hidden.occluded = true;
+        let label = photo(vec![tile(0, 0, Building::Fountain, "-"), hidden]);
+        let scan = photo(vec![
+            tile(0, 0, Building::Fountain, "-"),
+            tile(1, 0, Building::Tower, "-"),
+        ]);
+        let t = compare_photo(&label, &scan);
+        assert_eq!((t.tiles, t.phantom, t.building_errors), (1, 0, 0));
+        assert_eq!(t.alhambras_exact, 1);
+    }
+}

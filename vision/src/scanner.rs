@@ -1,0 +1,946 @@
+//! The scanner: one BGR frame in, every Alhambra on the table out. Finds the table plane
+//! (markers), the fountains, fits each Alhambra's lattice at its fountain, grows the grid
+//! cell by cell while the cells look like tiles, and reads every tile's building and walls
+//! with the appearance profile.
+
+use crate::appearance::{CellFeatures, Profile, Reading, WhiteBalance, features, sample_patch};
+use crate::geometry::{Homography, Point};
+use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile};
+use crate::plane::{Plane, find_plane};
+use alhambra_engine::{Building, Pos};
+use opencv::core::{Mat, Scalar, Size};
+use opencv::imgproc;
+use opencv::prelude::*;
+use std::collections::{BTreeMap, HashSet};
+use thiserror::Error;
+
+/// Why a frame could not be scanned.
+#[derive(Debug, Error)]
+pub enum ScanError {
+    /// The frame is unusable (empty, wrong type, absurd size).
+    #[error("{0}")]
+    BadFrame(String),
+    /// OpenCV failed.
+    #[error("image processing failed: {0}")]
+    OpenCv(#[from] opencv::Error),
+}
+
+/// How the scanner is set up.
+#[derive(Debug, Clone)]
+pub struct ScanOptions {
+    /// Printed size of the ArUco markers.
+    pub marker_mm: f64,
+    /// Most cells an Alhambra may reach from its fountain (either axis).
+    pub max_reach: i32,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            marker_mm: 40.0,
+            max_reach: 12,
+        }
+    }
+}
+
+/// Where the table plane came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlaneSource {
+    /// ArUco markers of known size.
+    Markers,
+    /// No marker seen: the image itself, tiles assumed square in it.
+    Lattice,
+}
+
+/// One tile read.
+#[derive(Debug, Clone)]
+pub struct FoundTile {
+    /// Grid cell, fountain at (0, 0), in the Alhambra's upright frame.
+    pub pos: Pos,
+    /// Building and walls with confidences.
+    pub reading: Reading,
+    /// The cell's corners in image pixels, clockwise from its own north-west corner.
+    pub corners_px: [Point; 4],
+}
+
+/// One Alhambra read.
+#[derive(Debug, Clone)]
+pub struct FoundAlhambra {
+    /// The fountain cell's centre in image pixels.
+    pub fountain_px: Point,
+    /// Grid coordinates (in the scanner's own lattice frame, cell centres at integers)
+    /// to image pixels.
+    pub grid: Homography,
+    /// Every tile, the fountain first.
+    pub tiles: Vec<FoundTile>,
+}
+
+/// Everything found in one frame.
+#[derive(Debug, Clone)]
+pub struct Scan {
+    /// Where the plane came from.
+    pub plane: PlaneSource,
+    /// Every Alhambra.
+    pub alhambras: Vec<FoundAlhambra>,
+}
+
+impl Scan {
+    /// The scan-result form of CONTRACTS.md.
+    pub fn to_result(&self, image: &str) -> ScanResult {
+        let mut meta = serde_json::Map::new();
+        let plane = match self.plane {
+            PlaneSource::Markers => "markers",
+            PlaneSource::Lattice => "lattice (no marker seen: tiles assumed square in the image)",
+        };
+        meta.insert("plane".into(), plane.into());
+        ScanResult {
+            image: image.to_owned(),
+            alhambras: self
+                .alhambras
+                .iter()
+                .map(|a| ScannedAlhambra {
+                    fountain_px: [a.fountain_px[0] as f32, a.fountain_px[1] as f32],
+                    tiles: a
+                        .tiles
+                        .iter()
+                        .map(|t| {
+                            let r = &t.reading;
+                            let side_min = r.side_confidence.iter().copied().fold(1.0f32, f32::min);
+                            ScannedTile {
+                                x: t.pos.x,
+                                y: t.pos.y,
+                                building: r.building,
+                                walls: r.walls,
+                                confidence: Some(
+                                    ((r.building_confidence * side_min) * 1000.0).round() / 1000.0,
+                                ),
+                                corners_px: Some(t.corners_px.map(|p| [p[0] as f32, p[1] as f32])),
+                                occluded: false,
+                            }
+                        })
+                        .collect(),
+                })
+                .collect(),
+            meta,
+        }
+    }
+}
+
+/// The scanner with its appearance profile.
+#[derive(Debug, Clone)]
+pub struct Scanner {
+    profile: Profile,
+    options: ScanOptions,
+}
+
+/// Edge strength of the frame (gradient magnitude, slightly blurred so that a seam's two
+/// edges make one ridge): what cell borders are aligned on.
+struct EdgeMap {
+    width: usize,
+    height: usize,
+    data: Vec<f32>,
+}
+
+impl EdgeMap {
+    fn new(frame: &Mat) -> Result<EdgeMap, ScanError> {
+        let mut grey = Mat::default();
+        imgproc::cvt_color(frame, &mut grey, imgproc::COLOR_BGR2GRAY, 0)?;
+        let (gx, gy) = gradients(&grey)?;
+        let mut mag = Mat::default();
+        opencv::core::magnitude(&gx, &gy, &mut mag)?;
+        let mut blurred = Mat::default();
+        imgproc::gaussian_blur(
+            &mag,
+            &mut blurred,
+            Size::new(5, 5),
+            1.2,
+            1.2,
+            opencv::core::BORDER_REPLICATE,
+        )?;
+        Ok(EdgeMap {
+            width: frame.cols() as usize,
+            height: frame.rows() as usize,
+            data: blurred.data_typed::<f32>()?.to_vec(),
+        })
+    }
+
+    fn at(&self, p: Point) -> f32 {
+        let (x, y) = (p[0] - 0.5, p[1] - 0.5);
+        if !(x >= 0.0 && y >= 0.0 && x < (self.width - 1) as f64 && y < (self.height - 1) as f64) {
+            return 0.0;
+        }
+        let (x0, y0) = (x as usize, y as usize);
+        let (tx, ty) = ((x - x0 as f64) as f32, (y - y0 as f64) as f32);
+        let i = y0 * self.width + x0;
+        let d = &self.data;
+        (d[i] * (1.0 - tx) + d[i + 1] * tx) * (1.0 - ty)
+            + (d[i + self.width] * (1.0 - tx) + d[i + self.width + 1] * tx) * ty
+    }
+
+    /// Mean edge strength along the four sides of a quad.
+    fn border(&self, q: &[Point; 4]) -> f32 {
+        const SAMPLES: usize = 10;
+        let mut sum = 0.0;
+        for k in 0..4 {
+            let (a, b) = (q[k], q[(k + 1) % 4]);
+            for s in 0..SAMPLES {
+                let t = (s as f64 + 0.5) / SAMPLES as f64;
+                sum += self.at([a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]);
+            }
+        }
+        sum / (4 * SAMPLES) as f32
+    }
+}
+
+/// A frame prepared for reading: the image, the plane, the white balance, the edges.
+struct View<'a> {
+    frame: &'a Mat,
+    table_to_image: Homography,
+    white: WhiteBalance,
+    edges: EdgeMap,
+}
+
+/// The image corners of grid cell (i, j) shifted by (dx, dy) cells.
+fn cell_quad(grid: &Homography, i: f64, j: f64) -> Option<[Point; 4]> {
+    Some([
+        grid.apply([i - 0.5, j - 0.5])?,
+        grid.apply([i + 0.5, j - 0.5])?,
+        grid.apply([i + 0.5, j + 0.5])?,
+        grid.apply([i - 0.5, j + 0.5])?,
+    ])
+}
+
+fn quad_centre(q: &[Point; 4]) -> Point {
+    [
+        (q[0][0] + q[1][0] + q[2][0] + q[3][0]) / 4.0,
+        (q[0][1] + q[1][1] + q[2][1] + q[3][1]) / 4.0,
+    ]
+}
+
+fn quad_size(q: &[Point; 4]) -> f64 {
+    (dist(q[0], q[2]) + dist(q[1], q[3])) / (2.0 * std::f64::consts::SQRT_2)
+}
+
+/// How far (in cells) a cell is searched around where the grid predicts it.
+const SHIFT_RANGE: f64 = 0.2;
+
+impl View<'_> {
+    fn inside(&self, q: &[Point; 4]) -> bool {
+        let (w, h) = (f64::from(self.frame.cols()), f64::from(self.frame.rows()));
+        q.iter()
+            .all(|p| p[0] >= 0.0 && p[1] >= 0.0 && p[0] < w && p[1] < h)
+    }
+
+    /// The quad of cell (i, j) best aligned with the edges near where `grid` puts it, and
+    /// whether that best lies strictly inside the search range (a real border nearby).
+    fn align(&self, grid: &Homography, i: i32, j: i32) -> Option<([Point; 4], bool)> {
+        let (ci, cj) = (f64::from(i), f64::from(j));
+        let mut best: Option<(f32, f64, f64)> = None;
+        let search = |best: &mut Option<(f32, f64, f64)>, ox: f64, oy: f64, step: f64, n: i32| {
+            for sy in -n..=n {
+                for sx in -n..=n {
+                    let (dx, dy) = (ox + f64::from(sx) * step, oy + f64::from(sy) * step);
+                    let Some(q) = cell_quad(grid, ci + dx, cj + dy) else {
+                        continue;
+                    };
+                    let s = self.edges.border(&q);
+                    if best.is_none_or(|b| s > b.0) {
+                        *best = Some((s, dx, dy));
+                    }
+                }
+            }
+        };
+        search(&mut best, 0.0, 0.0, SHIFT_RANGE / 4.0, 4);
+        let (_, cx, cy) = best?;
+        let interior = cx.abs() < SHIFT_RANGE - 1e-9 && cy.abs() < SHIFT_RANGE - 1e-9;
+        search(&mut best, cx, cy, SHIFT_RANGE / 16.0, 3);
+        let (_, dx, dy) = best?;
+        let q = cell_quad(grid, ci + dx, cj + dy)?;
+        self.inside(&q).then_some((q, interior))
+    }
+
+    /// Features of an image quad, in the quad's own orientation.
+    fn features(&self, q: &[Point; 4]) -> Option<CellFeatures> {
+        let patch = sample_patch(self.frame, q).ok()?;
+        features(&patch, self.white).ok()
+    }
+}
+
+/// A fitted lattice near a fountain: grid coordinates to table coordinates.
+fn lattice_to_table(origin: Point, angle: f64, pitch: (f64, f64)) -> Homography {
+    let (s, c) = angle.sin_cos();
+    Homography([
+        [pitch.0 * c, -pitch.1 * s, origin[0]],
+        [pitch.0 * s, pitch.1 * c, origin[1]],
+        [0.0, 0.0, 1.0],
+    ])
+}
+
+/// Least-squares homography through point pairs; `None` when degenerate.
+fn fit_homography(from: &[Point], to: &[Point]) -> Option<Homography> {
+    if from.len() < 4 || from.len() != to.len() {
+        return None;
+    }
+    if from.len() == 4 {
+        return Homography::from_quads(
+            &[from[0], from[1], from[2], from[3]],
+            &[to[0], to[1], to[2], to[3]],
+        );
+    }
+    let f: opencv::core::Vector<opencv::core::Point2d> = from
+        .iter()
+        .map(|p| opencv::core::Point2d::new(p[0], p[1]))
+        .collect();
+    let t: opencv::core::Vector<opencv::core::Point2d> = to
+        .iter()
+        .map(|p| opencv::core::Point2d::new(p[0], p[1]))
+        .collect();
+    let h = opencv::calib3d::find_homography(&f, &t, &mut Mat::default(), 0, 3.0).ok()?;
+    if h.empty() {
+        return None;
+    }
+    let mut m = [[0.0f64; 3]; 3];
+    for (r, row) in m.iter_mut().enumerate() {
+        for (c, v) in row.iter_mut().enumerate() {
+            *v = *h.at_2d::<f64>(r as i32, c as i32).ok()?;
+        }
+    }
+    Some(Homography(m))
+}
+
+impl Scanner {
+    /// A scanner reading with this profile.
+    pub fn new(profile: Profile, options: ScanOptions) -> Scanner {
+        Scanner { profile, options }
+    }
+
+    /// The profile in use.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// Scans one BGR frame.
+    pub fn scan(&self, frame: &Mat) -> Result<Scan, ScanError> {
+        if frame.empty() {
+            return Err(ScanError::BadFrame("the image is empty".into()));
+        }
+        if frame.typ() != opencv::core::CV_8UC3 {
+            return Err(ScanError::BadFrame(
+                "the image is not 8-bit colour (BGR)".into(),
+            ));
+        }
+        let (w, h) = (frame.cols(), frame.rows());
+        if w < 160 || h < 120 || w > 10_000 || h > 10_000 {
+            return Err(ScanError::BadFrame(format!(
+                "{w}x{h} pixels is not a table photo size"
+            )));
+        }
+        let (plane_source, image_to_table, white) = match find_plane(frame, self.options.marker_mm)?
+        {
+            Some(Plane {
+                image_to_table,
+                white,
+                ..
+            }) => (PlaneSource::Markers, image_to_table, white),
+            None => {
+                // No marker: work in image pixels, scaled so that a tile of a typical size
+                // (a twelfth of the short side) has the profile's pitch.
+                let guess_px = f64::from(h.min(w)) / 12.0;
+                let s = f64::from(self.profile.pitch_mm) / guess_px;
+                (PlaneSource::Lattice, Homography::scale(s), [1.0; 3])
+            }
+        };
+        let Some(table_to_image) = image_to_table.inverse() else {
+            return Ok(Scan {
+                plane: plane_source,
+                alhambras: Vec::new(),
+            });
+        };
+        let view = View {
+            frame,
+            table_to_image,
+            white,
+            edges: EdgeMap::new(frame)?,
+        };
+        let candidates = self.fountain_candidates(&view, &image_to_table)?;
+        let debug = std::env::var_os("ALHAMBRA_DEBUG").is_some();
+        let mut alhambras: Vec<FoundAlhambra> = Vec::new();
+        let mut claimed: Vec<(Point, f64)> = Vec::new(); // image centre and size of cells read
+        for c in candidates {
+            let Some(c_px) = view.table_to_image.apply(c) else {
+                continue;
+            };
+            if claimed.iter().any(|(q, size)| dist(*q, c_px) < 0.5 * size) {
+                continue;
+            }
+            let Some(grid) = self.fit_grid(&view, c)? else {
+                if debug {
+                    eprintln!("candidate at {c_px:?}: no fountain lattice");
+                }
+                continue;
+            };
+            if let Some(found) = self.grow(&view, grid, &claimed) {
+                if debug {
+                    eprintln!("candidate at {c_px:?}: {} tiles", found.0.tiles.len());
+                }
+                claimed.extend(found.1);
+                alhambras.push(found.0);
+            }
+        }
+        Ok(Scan {
+            plane: plane_source,
+            alhambras,
+        })
+    }
+
+    /// Table points that may be fountain centres, most likely first: local maxima of the
+    /// profile's fountain-against-everything score over a low-resolution view of the table.
+    fn fountain_candidates(
+        &self,
+        view: &View<'_>,
+        image_to_table: &Homography,
+    ) -> Result<Vec<Point>, ScanError> {
+        let pitch = f64::from(self.profile.pitch_mm);
+        // Overview: the visible table at about ten pixels per tile.
+        let q = 10.0 / pitch;
+        let (w, h) = (f64::from(view.frame.cols()), f64::from(view.frame.rows()));
+        let mut lo = [f64::INFINITY; 2];
+        let mut hi = [f64::NEG_INFINITY; 2];
+        for p in [[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]] {
+            let Some(t) = image_to_table.apply(p) else {
+                continue;
+            };
+            for k in 0..2 {
+                lo[k] = lo[k].min(t[k]);
+                hi[k] = hi[k].max(t[k]);
+            }
+        }
+        // More than 4 m of table in view is a horizon artefact: clamp.
+        for k in 0..2 {
+            let mid = (lo[k] + hi[k]) / 2.0;
+            lo[k] = lo[k].max(mid - 2000.0);
+            hi[k] = hi[k].min(mid + 2000.0);
+        }
+        if !(lo[0].is_finite() && lo[1].is_finite() && hi[0] > lo[0] && hi[1] > lo[1]) {
+            return Ok(Vec::new());
+        }
+        let (ow, oh) = (
+            ((hi[0] - lo[0]) * q).ceil() as i32,
+            ((hi[1] - lo[1]) * q).ceil() as i32,
+        );
+        let to_table = Homography([
+            [1.0 / q, 0.0, lo[0]],
+            [0.0, 1.0 / q, lo[1]],
+            [0.0, 0.0, 1.0],
+        ]);
+        let m = view.table_to_image.after(&to_table);
+        let mut overview = Mat::default();
+        imgproc::warp_perspective(
+            view.frame,
+            &mut overview,
+            &Mat::from_slice_2d(&m.0)?,
+            Size::new(ow, oh),
+            imgproc::INTER_AREA | imgproc::WARP_INVERSE_MAP,
+            opencv::core::BORDER_CONSTANT,
+            Scalar::all(0.0),
+        )?;
+        let (ow, oh) = (ow as usize, oh as usize);
+        let bytes = overview.data_bytes()?;
+        // Integral images of chromaticity, brightness, and validity (inside the photo).
+        let stride = ow + 1;
+        let mut integral = vec![[0f64; 4]; stride * (oh + 1)];
+        for y in 0..oh {
+            let mut row = [0f64; 4];
+            for x in 0..ow {
+                let i = (y * ow + x) * 3;
+                let b = f64::from(bytes[i]) * f64::from(view.white[0]);
+                let g = f64::from(bytes[i + 1]) * f64::from(view.white[1]);
+                let r = f64::from(bytes[i + 2]) * f64::from(view.white[2]);
+                let s = r + g + b + 3.0;
+                let valid = if bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 0 {
+                    0.0
+                } else {
+                    1.0
+                };
+                row[0] += r / s * valid;
+                row[1] += g / s * valid;
+                row[2] += s / 3.0;
+                row[3] += valid;
+                let above = integral[y * stride + x + 1];
+                integral[(y + 1) * stride + x + 1] = [
+                    row[0] + above[0],
+                    row[1] + above[1],
+                    row[2] + above[2],
+                    row[3] + above[3],
+                ];
+            }
+        }
+        let boxsum = |x0: usize, y0: usize, x1: usize, y1: usize| -> [f64; 4] {
+            let (a, b, c, d) = (
+                integral[y0 * stride + x0],
+                integral[y0 * stride + x1],
+                integral[y1 * stride + x0],
+                integral[y1 * stride + x1],
+            );
+            [
+                d[0] - b[0] - c[0] + a[0],
+                d[1] - b[1] - c[1] + a[1],
+                d[2] - b[2] - c[2] + a[2],
+                d[3] - b[3] - c[3] + a[3],
+            ]
+        };
+        let tile = pitch * q;
+        let centre_half = (0.19 * tile).round().max(1.0) as usize;
+        let ring_half = (0.38 * tile).round().max(2.0) as usize;
+        let centre_area = ((2 * centre_half + 1) * (2 * centre_half + 1)) as f64;
+        let ring_area = ((2 * ring_half + 1) * (2 * ring_half + 1)) as f64 - centre_area;
+        let detectors = self.profile.detectors();
+        let mut score = vec![f32::NEG_INFINITY; ow * oh];
+        for y in ring_half..oh.saturating_sub(ring_half + 1) {
+            for x in ring_half..ow.saturating_sub(ring_half + 1) {
+                let c = boxsum(
+                    x - centre_half,
+                    y - centre_half,
+                    x + centre_half + 1,
+                    y + centre_half + 1,
+                );
+                let r = boxsum(
+                    x - ring_half,
+                    y - ring_half,
+                    x + ring_half + 1,
+                    y + ring_half + 1,
+                );
+                let ring_n = r[3] - c[3];
+                if c[3] < centre_area || ring_n < 0.9 * ring_area {
+                    continue;
+                }
+                let (lc, lr) = (c[2] / c[3], (r[2] - c[2]) / ring_n);
+                let f = [
+                    (c[0] / c[3]) as f32,
+                    (c[1] / c[3]) as f32,
+                    ((r[0] - c[0]) / ring_n) as f32,
+                    ((r[1] - c[1]) / ring_n) as f32,
+                    (lc / lr.max(1.0)) as f32,
+                ];
+                score[y * ow + x] = detectors.fountain_score(&f);
+            }
+        }
+        // Local maxima over about a tile, best first.
+        let radius = (0.7 * tile).round().max(1.0) as isize;
+        let mut peaks: Vec<(f32, usize, usize)> = Vec::new();
+        for y in 0..oh {
+            for x in 0..ow {
+                let s = score[y * ow + x];
+                if s.is_nan() || s <= 0.0 {
+                    continue;
+                }
+                let mut is_max = true;
+                'n: for dy in -radius..=radius {
+                    for dx in -radius..=radius {
+                        let (nx, ny) = (x as isize + dx, y as isize + dy);
+                        if nx < 0
+                            || ny < 0
+                            || nx >= ow as isize
+                            || ny >= oh as isize
+                            || (dx, dy) == (0, 0)
+                        {
+                            continue;
+                        }
+                        let o = score[ny as usize * ow + nx as usize];
+                        if o > s || (o == s && (dy, dx) < (0, 0)) {
+                            is_max = false;
+                            break 'n;
+                        }
+                    }
+                }
+                if is_max {
+                    peaks.push((s, x, y));
+                }
+            }
+        }
+        peaks.sort_by(|a, b| b.0.total_cmp(&a.0));
+        peaks.truncate(24);
+        Ok(peaks
+            .into_iter()
+            .map(|(_, x, y)| [lo[0] + (x as f64 + 0.5) / q, lo[1] + (y as f64 + 0.5) / q])
+            .collect())
+    }
+
+    /// The grid of the Alhambra whose fountain may be near table point `centre`: edge
+    /// direction and tile borders give a first lattice; the cell that reads as a fountain
+    /// (the one there or a neighbour) becomes (0, 0).
+    fn fit_grid(&self, view: &View<'_>, centre: Point) -> Result<Option<Homography>, ScanError> {
+        let pitch0 = f64::from(self.profile.pitch_mm);
+        const PX: f64 = 32.0; // window pixels per expected pitch
+        let res = PX / pitch0;
+        let angle = {
+            let win = self.window(view, centre, 0.0, res, (3.0 * PX) as i32)?;
+            dominant_angle(&win)?
+        };
+        let Some(angle) = angle else { return Ok(None) };
+        let n = (5.0 * PX) as i32;
+        let win = self.window(view, centre, angle, res, n)?;
+        let (Some((period_x, phase_x)), Some((period_y, phase_y))) =
+            (lattice_period(&win, PX, 0)?, lattice_period(&win, PX, 1)?)
+        else {
+            return Ok(None);
+        };
+        let half = f64::from(n) / 2.0;
+        let nearest = |phase: f64, period: f64| {
+            let k = ((half - phase) / period - 0.5).round();
+            phase + (k + 0.5) * period
+        };
+        let (a0, b0) = (nearest(phase_x, period_x), nearest(phase_y, period_y));
+        let (s, c) = angle.sin_cos();
+        let (da, db) = ((a0 - half) / res, (b0 - half) / res);
+        let origin = [centre[0] + da * c - db * s, centre[1] + da * s + db * c];
+        let grid = view.table_to_image.after(&lattice_to_table(
+            origin,
+            angle,
+            (period_x / res, period_y / res),
+        ));
+        // The fountain: the cell there or a neighbour, aligned on its borders, reading as
+        // the fountain more clearly than as anything else.
+        let mut best: Option<(f32, Homography)> = None;
+        let debug = std::env::var_os("ALHAMBRA_DEBUG").is_some();
+        if debug {
+            eprintln!(
+                "  fit at {:?}: angle {:.1} periods {period_x:.1} {period_y:.1} (expected {PX}) phases {phase_x:.1} {phase_y:.1}",
+                view.table_to_image.apply(centre),
+                angle.to_degrees()
+            );
+        }
+        for (di, dj) in [(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let Some((quad, aligned)) = view.align(&grid, di, dj) else {
+                continue;
+            };
+            let Some(f) = view.features(&quad) else {
+                continue;
+            };
+            if debug {
+                let before = cell_quad(&grid, f64::from(di), f64::from(dj));
+                eprintln!(
+                    "    cell {di},{dj}: quad {:?} (unaligned {:?}) aligned {aligned} presence {:?}",
+                    quad.map(|p| [p[0].round(), p[1].round()]),
+                    before.map(|q| q.map(|p| [p[0].round(), p[1].round()])),
+                    self.profile.presence(&f)
+                );
+            }
+            if !self.profile.presence(&f).0 {
+                continue;
+            }
+            for turn in 0..4u8 {
+                let scores = self.profile.building_scores(&f.turned(turn));
+                let margin = scores[Building::Fountain as usize]
+                    - scores[1..]
+                        .iter()
+                        .copied()
+                        .fold(f32::NEG_INFINITY, f32::max);
+                if margin > 0.0 && best.as_ref().is_none_or(|(m, _)| margin > *m) {
+                    // Re-anchor the grid on the aligned fountain quad.
+                    let unit = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
+                    if let Some(g) = Homography::from_quads(&unit, &quad) {
+                        best = Some((margin, g));
+                    }
+                }
+            }
+        }
+        Ok(best.map(|(_, g)| g))
+    }
+
+    /// A grey window of the table around `centre`, turned by `angle`, at `res` pixels per
+    /// table unit, `n` x `n` pixels.
+    fn window(
+        &self,
+        view: &View<'_>,
+        centre: Point,
+        angle: f64,
+        res: f64,
+        n: i32,
+    ) -> Result<Mat, ScanError> {
+        let half = f64::from(n) / 2.0;
+        // window px (a, b) -> table: centre + R(angle) ((a, b) - half) / res
+        let to_table =
+            lattice_to_table(centre, angle, (1.0 / res, 1.0 / res)).after(&Homography([
+                [1.0, 0.0, -half],
+                [0.0, 1.0, -half],
+                [0.0, 0.0, 1.0],
+            ]));
+        let m = view.table_to_image.after(&to_table);
+        let mut colour = Mat::default();
+        imgproc::warp_perspective(
+            view.frame,
+            &mut colour,
+            &Mat::from_slice_2d(&m.0)?,
+            Size::new(n, n),
+            imgproc::INTER_LINEAR | imgproc::WARP_INVERSE_MAP,
+            opencv::core::BORDER_REPLICATE,
+            Scalar::all(0.0),
+        )?;
+        let mut grey = Mat::default();
+        imgproc::cvt_color(&colour, &mut grey, imgproc::COLOR_BGR2GRAY, 0)?;
+        Ok(grey)
+    }
+
+    /// Grows the Alhambra from its fountain, ring by ring, over neighbouring cells that
+    /// line up with the grid and look like tiles, refitting the grid to every tile found
+    /// (so perspective and lens bending are followed); then reads every tile in the
+    /// orientation that fits the tiles best. Returns the Alhambra and its cells' image
+    /// centres and sizes.
+    fn grow(
+        &self,
+        view: &View<'_>,
+        start: Homography,
+        claimed: &[(Point, f64)],
+    ) -> Option<(FoundAlhambra, Vec<(Point, f64)>)> {
+        let reach = self.options.max_reach;
+        let mut grid = start;
+        let mut quads: BTreeMap<(i32, i32), [Point; 4]> = BTreeMap::new();
+        let mut seen: HashSet<(i32, i32)> = HashSet::from([(0, 0)]);
+        let mut frontier = vec![(0, 0)];
+        let taken = |q: &[Point; 4]| {
+            let c = quad_centre(q);
+            claimed.iter().any(|(p, size)| dist(*p, c) < 0.5 * size)
+        };
+        while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for (i, j) in frontier {
+                let Some((quad, aligned)) = view.align(&grid, i, j) else {
+                    continue;
+                };
+                if (i, j) != (0, 0) {
+                    if !aligned || taken(&quad) {
+                        continue;
+                    }
+                    let Some(f) = view.features(&quad) else {
+                        continue;
+                    };
+                    if !self.profile.presence(&f).0 {
+                        continue;
+                    }
+                }
+                quads.insert((i, j), quad);
+                for (di, dj) in [
+                    (1, 0),
+                    (-1, 0),
+                    (0, 1),
+                    (0, -1),
+                    (1, 1),
+                    (1, -1),
+                    (-1, 1),
+                    (-1, -1),
+                ] {
+                    let n = (i + di, j + dj);
+                    if n.0.abs() <= reach && n.1.abs() <= reach && seen.insert(n) {
+                        next.push(n);
+                    }
+                }
+            }
+            // Refit the grid to every cell found so far.
+            let mut from = Vec::with_capacity(quads.len() * 4);
+            let mut to = Vec::with_capacity(quads.len() * 4);
+            for (&(i, j), q) in &quads {
+                let (i, j) = (f64::from(i), f64::from(j));
+                from.extend([
+                    [i - 0.5, j - 0.5],
+                    [i + 0.5, j - 0.5],
+                    [i + 0.5, j + 0.5],
+                    [i - 0.5, j + 0.5],
+                ]);
+                to.extend_from_slice(q);
+            }
+            if let Some(g) = fit_homography(&from, &to) {
+                grid = g;
+            }
+            frontier = next;
+        }
+        // Final reading on the refitted grid.
+        let mut cells: BTreeMap<(i32, i32), (CellFeatures, [Point; 4])> = BTreeMap::new();
+        for &(i, j) in quads.keys() {
+            let quad = view.align(&grid, i, j).map_or(quads[&(i, j)], |(q, _)| q);
+            if let Some(f) = view.features(&quad) {
+                cells.insert((i, j), (f, quad));
+            }
+        }
+        if !cells.contains_key(&(0, 0)) {
+            return None;
+        }
+        // The upright orientation: the quarter turn under which the tiles look most like
+        // some building.
+        let turn_score = |t: u8| -> f32 {
+            cells
+                .values()
+                .map(|(f, _)| {
+                    self.profile
+                        .building_scores(&f.turned(t))
+                        .iter()
+                        .copied()
+                        .fold(f32::NEG_INFINITY, f32::max)
+                })
+                .sum()
+        };
+        let turn = (0..4u8)
+            .max_by(|&a, &b| turn_score(a).total_cmp(&turn_score(b)))
+            .unwrap_or(0);
+        let mut tiles = Vec::with_capacity(cells.len());
+        let mut centres = Vec::with_capacity(cells.len());
+        for (&(i, j), (f, q)) in &cells {
+            let reading = self.profile.read(&f.turned(turn));
+            let pos = (0..turn).fold(Pos::new(i, j), |p, _| p.rotated_clockwise());
+            let k = usize::from(turn);
+            let corners_px = [
+                q[(4 - k) % 4],
+                q[(5 - k) % 4],
+                q[(6 - k) % 4],
+                q[(7 - k) % 4],
+            ];
+            tiles.push(FoundTile {
+                pos,
+                reading,
+                corners_px,
+            });
+            centres.push((quad_centre(q), quad_size(q)));
+        }
+        tiles.sort_by_key(|t| (t.pos != Pos::ORIGIN, t.pos));
+        let fountain_px = grid.apply([0.0, 0.0])?;
+        Some((
+            FoundAlhambra {
+                fountain_px,
+                grid,
+                tiles,
+            },
+            centres,
+        ))
+    }
+}
+
+fn dist(a: Point, b: Point) -> f64 {
+    (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
+/// The dominant edge direction modulo a quarter turn, radians in [0, pi/2).
+fn dominant_angle(grey: &Mat) -> Result<Option<f64>, ScanError> {
+    let (gx, gy) = gradients(grey)?;
+    let (gx, gy) = (gx.data_typed::<f32>()?, gy.data_typed::<f32>()?);
+    const BINS: usize = 90;
+    let mut hist = [0f64; BINS];
+    for (x, y) in gx.iter().zip(gy) {
+        let m = f64::from(x * x + y * y);
+        if m < 1.0 {
+            continue;
+        }
+        let a = f64::from(*y)
+            .atan2(f64::from(*x))
+            .rem_euclid(std::f64::consts::FRAC_PI_2);
+        let bin = ((a / std::f64::consts::FRAC_PI_2 * BINS as f64) as usize).min(BINS - 1);
+        hist[bin] += m.sqrt();
+    }
+    let smooth: Vec<f64> = (0..BINS)
+        .map(|i| {
+            (0..5)
+                .map(|k| hist[(i + BINS + k - 2) % BINS] * [1.0, 2.0, 3.0, 2.0, 1.0][k])
+                .sum()
+        })
+        .collect();
+    let Some((peak, &top)) = smooth.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) else {
+        return Ok(None);
+    };
+    if top <= 0.0 {
+        return Ok(None);
+    }
+    let (l, r) = (smooth[(peak + BINS - 1) % BINS], smooth[(peak + 1) % BINS]);
+    let denom = l - 2.0 * top + r;
+    let offset = if denom.abs() > 1e-9 {
+        0.5 * (l - r) / denom
+    } else {
+        0.0
+    };
+    let angle = ((peak as f64 + 0.5 + offset) / BINS as f64) * std::f64::consts::FRAC_PI_2;
+    Ok(Some(angle.rem_euclid(std::f64::consts::FRAC_PI_2)))
+}
+
+fn gradients(grey: &Mat) -> Result<(Mat, Mat), ScanError> {
+    let mut gx = Mat::default();
+    let mut gy = Mat::default();
+    imgproc::sobel(
+        grey,
+        &mut gx,
+        opencv::core::CV_32F,
+        1,
+        0,
+        3,
+        1.0,
+        0.0,
+        opencv::core::BORDER_REPLICATE,
+    )?;
+    imgproc::sobel(
+        grey,
+        &mut gy,
+        opencv::core::CV_32F,
+        0,
+        1,
+        3,
+        1.0,
+        0.0,
+        opencv::core::BORDER_REPLICATE,
+    )?;
+    Ok((gx, gy))
+}
+
+/// Period and phase of the tile borders along one axis (0: x, 1: y) of an axis-aligned
+/// window: the comb of period 0.6-1.6 `expected` pixels whose teeth meet the most edge
+/// energy compared with a comb half a period off (borders are lines, the middle of a tile
+/// is not, whatever its picture; the comparison also rejects half and double periods).
+fn lattice_period(grey: &Mat, expected: f64, axis: usize) -> Result<Option<(f64, f64)>, ScanError> {
+    let (gx, gy) = gradients(grey)?;
+    let n = grey.cols() as usize;
+    let g = if axis == 0 {
+        gx.data_typed::<f32>()?
+    } else {
+        gy.data_typed::<f32>()?
+    };
+    let mut profile = vec![0f64; n];
+    for y in 0..n {
+        for x in 0..n {
+            let k = if axis == 0 { x } else { y };
+            profile[k] += f64::from(g[y * n + x].abs());
+        }
+    }
+    let at = |x: f64| -> f64 {
+        if x < 0.0 || x > (n - 1) as f64 {
+            return 0.0;
+        }
+        let i = x.floor() as usize;
+        let t = x - i as f64;
+        profile[i] * (1.0 - t) + profile[(i + 1).min(n - 1)] * t
+    };
+    let comb = |period: f64, phase: f64| -> f64 {
+        let (mut on, mut off, mut count) = (0.0, 0.0, 0.0f64);
+        let mut x = phase;
+        while x + period / 2.0 < (n - 1) as f64 {
+            on += at(x).max(at(x - 1.0)).max(at(x + 1.0));
+            off += at(x + period / 2.0);
+            count += 1.0;
+            x += period;
+        }
+        if count < 2.0 {
+            f64::NEG_INFINITY
+        } else {
+            (on - off) / count
+        }
+    };
+    let mut best: Option<(f64, f64, f64)> = None;
+    let mut period = 0.6 * expected;
+    while period <= 1.6 * expected {
+        let mut phase = 0.0;
+        while phase < period {
+            let s = comb(period, phase);
+            if best.is_none_or(|b| s > b.0) {
+                best = Some((s, period, phase));
+            }
+            phase += 0.5;
+        }
+        period += 0.25;
+    }
+    Ok(best.filter(|b| b.0 > 0.0).map(|(_, p, f)| (p, f)))
+}

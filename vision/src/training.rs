@@ -1,0 +1,251 @@
+//! Learning how tiles look from labelled photos: every labelled tile becomes a sample of
+//! its building and walls, the empty cells around each Alhambra samples of "no tile", and
+//! the markers give the tile pitch in millimetres.
+
+use crate::appearance::{PATCH, Profile, ProfileError, Sample, features, sample_patch};
+use crate::geometry::{Homography, Point};
+use crate::labels::ScanResult;
+use crate::plane::find_plane;
+use opencv::core::{Mat, Point2f, Vector};
+use opencv::prelude::*;
+use std::collections::HashSet;
+
+/// The samples of one labelled photo and the pitch it shows (table mm, when markers are
+/// seen).
+pub struct PhotoSamples {
+    /// Tiles and empty cells.
+    pub samples: Vec<Sample>,
+    /// Median distance between neighbouring tile centres, in table mm.
+    pub pitch_mm: Option<f32>,
+}
+
+fn centre(q: &[[f32; 2]; 4]) -> Point {
+    let x = q.iter().map(|p| f64::from(p[0])).sum::<f64>() / 4.0;
+    let y = q.iter().map(|p| f64::from(p[1])).sum::<f64>() / 4.0;
+    [x, y]
+}
+
+/// Variations of each labelled cell learned from, besides the cell as it is: one photo
+/// must teach how a tile looks under the slightly different light, focus and alignment of
+/// the next photo.
+const VARIANTS: usize = 7;
+
+/// A labelled cell as it may look in another photo: its corners moved by up to 4% of its
+/// size (alignment), each colour channel scaled by a few percent (white balance), a
+/// brightness slope across it (uneven light), and sometimes softened (focus).
+fn variant(frame: &Mat, quad: &[Point; 4], rng: &mut fastrand::Rng) -> opencv::Result<Mat> {
+    let size =
+        ((quad[0][0] - quad[2][0]).hypot(quad[0][1] - quad[2][1])) / std::f64::consts::SQRT_2;
+    let mut q = *quad;
+    let grow = 1.0 + 0.05 * rng.f64();
+    let c = [(q[0][0] + q[2][0]) / 2.0, (q[0][1] + q[2][1]) / 2.0];
+    for p in &mut q {
+        p[0] = c[0] + (p[0] - c[0]) * grow + (rng.f64() - 0.5) * 0.08 * size;
+        p[1] = c[1] + (p[1] - c[1]) * grow + (rng.f64() - 0.5) * 0.08 * size;
+    }
+    let patch = sample_patch(frame, &q)?;
+    let mut patch = if rng.f64() < 0.3 {
+        let mut soft = Mat::default();
+        opencv::imgproc::gaussian_blur(
+            &patch,
+            &mut soft,
+            opencv::core::Size::new(5, 5),
+            1.0,
+            1.0,
+            opencv::core::BORDER_REPLICATE,
+        )?;
+        soft
+    } else {
+        patch
+    };
+    let gains = [
+        1.0 + 0.08 * (rng.f32() - 0.5),
+        1.0 + 0.08 * (rng.f32() - 0.5),
+        1.0 + 0.08 * (rng.f32() - 0.5),
+    ];
+    let (slope_x, slope_y) = (0.3 * (rng.f32() - 0.5), 0.3 * (rng.f32() - 0.5));
+    let n = PATCH as usize;
+    let bytes = patch.data_bytes_mut()?;
+    for y in 0..n {
+        for x in 0..n {
+            let shade =
+                1.0 + slope_x * (x as f32 / n as f32 - 0.5) + slope_y * (y as f32 / n as f32 - 0.5);
+            for (k, gain) in gains.iter().enumerate() {
+                let i = (y * n + x) * 3 + k;
+                bytes[i] = (f32::from(bytes[i]) * gain * shade)
+                    .round()
+                    .clamp(0.0, 255.0) as u8;
+            }
+        }
+    }
+    Ok(patch)
+}
+
+/// Turns one labelled photo into samples. Tiles without `corners_px` or marked occluded
+/// are left out.
+pub fn photo_samples(
+    frame: &Mat,
+    labels: &ScanResult,
+    marker_mm: f64,
+) -> opencv::Result<PhotoSamples> {
+    let plane = find_plane(frame, marker_mm)?;
+    let white = plane.as_ref().map_or([1.0; 3], |p| p.white);
+    let mut samples = Vec::new();
+    // Fixed seed: learning from the same photo gives the same profile.
+    let mut rng = fastrand::Rng::with_seed(0x416c_6861_6d62_7261);
+    let mut pitches: Vec<f64> = Vec::new();
+    // Every labelled tile centre in the photo, to keep "empty" samples off other tiles.
+    let all_tiles: Vec<Point> = labels
+        .alhambras
+        .iter()
+        .flat_map(|a| {
+            a.tiles
+                .iter()
+                .filter_map(|t| t.corners_px.as_ref().map(centre))
+        })
+        .collect();
+    for alhambra in &labels.alhambras {
+        let mut grid_pts: Vec<Point2f> = Vec::new();
+        let mut image_pts: Vec<Point2f> = Vec::new();
+        let mut occupied: HashSet<(i32, i32)> = HashSet::new();
+        for t in &alhambra.tiles {
+            occupied.insert((t.x, t.y));
+            let Some(q) = &t.corners_px else { continue };
+            if !t.occluded {
+                let px = q.map(|p| [f64::from(p[0]), f64::from(p[1])]);
+                if let Ok(patch) = sample_patch(frame, &px) {
+                    samples.push(Sample {
+                        building: Some(t.building),
+                        walls: t.walls,
+                        features: features(&patch, white)?,
+                    });
+                    for _ in 0..VARIANTS {
+                        let patch = variant(frame, &px, &mut rng)?;
+                        samples.push(Sample {
+                            building: Some(t.building),
+                            walls: t.walls,
+                            features: features(&patch, white)?,
+                        });
+                    }
+                }
+            }
+            let (x, y) = (t.x as f32, t.y as f32);
+            for (k, (dx, dy)) in [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]
+                .into_iter()
+                .enumerate()
+            {
+                grid_pts.push(Point2f::new(x + dx, y + dy));
+                image_pts.push(Point2f::new(q[k][0], q[k][1]));
+            }
+        }
+        // Pitch: neighbouring tile centres, measured on the table.
+        if let Some(p) = &plane {
+            let to_table = |q: &[[f32; 2]; 4]| p.image_to_table.apply(centre(q));
+            for a in &alhambra.tiles {
+                for b in &alhambra.tiles {
+                    if (b.x - a.x, b.y - a.y) == (1, 0) || (b.x - a.x, b.y - a.y) == (0, 1) {
+                        if let (Some(qa), Some(qb)) = (&a.corners_px, &b.corners_px)
+                            && let (Some(ta), Some(tb)) = (to_table(qa), to_table(qb))
+                        {
+                            pitches.push((ta[0] - tb[0]).hypot(ta[1] - tb[1]));
+                        }
+                    }
+                }
+            }
+        }
+        if grid_pts.len() < 4 {
+            continue;
+        }
+        // Empty cells: the ring of cells around the Alhambra, through the grid's homography.
+        let h = opencv::calib3d::find_homography(
+            &Vector::<Point2f>::from(grid_pts),
+            &Vector::<Point2f>::from(image_pts),
+            &mut Mat::default(),
+            0,
+            3.0,
+        )?;
+        if h.empty() {
+            continue;
+        }
+        let mut m = [[0.0f64; 3]; 3];
+        for (r, row) in m.iter_mut().enumerate() {
+            for (c, v) in row.iter_mut().enumerate() {
+                *v = *h.at_2d::<f64>(r as i32, c as i32)?;
+            }
+        }
+        let grid_to_image = Homography(m);
+        let mut ring: HashSet<(i32, i32)> = HashSet::new();
+        for &(x, y) in &occupied {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    if !occupied.contains(&(x + dx, y + dy)) {
+                        ring.insert((x + dx, y + dy));
+                    }
+                }
+            }
+        }
+        let (w, hgt) = (f64::from(frame.cols()), f64::from(frame.rows()));
+        let mut ring: Vec<_> = ring.into_iter().collect();
+        ring.sort_unstable();
+        for (x, y) in ring {
+            let (x, y) = (f64::from(x), f64::from(y));
+            let corners = [
+                [x - 0.5, y - 0.5],
+                [x + 0.5, y - 0.5],
+                [x + 0.5, y + 0.5],
+                [x - 0.5, y + 0.5],
+            ];
+            let px: Option<Vec<Point>> = corners.iter().map(|c| grid_to_image.apply(*c)).collect();
+            let Some(px) = px else { continue };
+            let px = [px[0], px[1], px[2], px[3]];
+            if px
+                .iter()
+                .any(|p| p[0] < 0.0 || p[1] < 0.0 || p[0] >= w || p[1] >= hgt)
+            {
+                continue;
+            }
+            let c = [(px[0][0] + px[2][0]) / 2.0, (px[0][1] + px[2][1]) / 2.0];
+            let side = (px[0][0] - px[1][0]).hypot(px[0][1] - px[1][1]);
+            if all_tiles
+                .iter()
+                .any(|t| (t[0] - c[0]).hypot(t[1] - c[1]) < side)
+            {
+                continue;
+            }
+            if let Ok(patch) = sample_patch(frame, &px) {
+                samples.push(Sample {
+                    building: None,
+                    walls: Default::default(),
+                    features: features(&patch, white)?,
+                });
+                for _ in 0..VARIANTS / 2 {
+                    let patch = variant(frame, &px, &mut rng)?;
+                    samples.push(Sample {
+                        building: None,
+                        walls: Default::default(),
+                        features: features(&patch, white)?,
+                    });
+                }
+            }
+        }
+    }
+    pitches.sort_by(f64::total_cmp);
+    let pitch_mm = pitches.get(pitches.len() / 2).map(|p| *p as f32);
+    Ok(PhotoSamples { samples, pitch_mm })
+}
+
+/// Learns a profile from several labelled photos.
+pub fn learn_profile(photos: &[PhotoSamples]) -> Result<Profile, ProfileError> {
+    let samples: Vec<Sample> = photos
+        .iter()
+        .flat_map(|p| p.samples.iter().cloned())
+        .collect();
+    let mut pitches: Vec<f32> = photos.iter().filter_map(|p| p.pitch_mm).collect();
+    pitches.sort_by(f32::total_cmp);
+    let pitch = pitches.get(pitches.len() / 2).copied().ok_or_else(|| {
+        ProfileError::TooLittle(
+            "no ArUco marker in the labelled photo(s), so the tile size in mm is unknown".into(),
+        )
+    })?;
+    Profile::learn(&samples, pitch, photos.len() as u32)
+}
