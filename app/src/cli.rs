@@ -20,6 +20,18 @@ pub enum Command {
     Score(ScoreArgs),
     /// The placement rules on one Alhambra: legal, or each violation.
     Check(CheckArgs),
+    /// Camera calibration: intrinsics from chessboard photos.
+    #[command(subcommand)]
+    Calibrate(CalibrateCommand),
+    /// Printable marker sheet (ArUco markers, ruler, chessboard), true to scale.
+    Markers(crate::markers::MarkersArgs),
+}
+
+/// `alhambra calibrate ...`
+#[derive(Debug, Subcommand)]
+pub enum CalibrateCommand {
+    /// Camera matrix and distortion from chessboard (or ChArUco) photos.
+    Intrinsics(crate::calibrate::IntrinsicsArgs),
 }
 
 /// `alhambra score GAME.json --round N [--json]`

@@ -2,9 +2,11 @@
 //! command; every failure becomes one line on stderr and exit code 2 (bad input) or 1 (a
 //! rule-level finding the user asked to fail on).
 
+mod calibrate;
 mod check;
 mod cli;
 mod input;
+mod markers;
 mod score;
 
 use clap::Parser;
@@ -27,6 +29,8 @@ fn main() -> ExitCode {
     let result = match args.command {
         Some(cli::Command::Score(a)) => score::run(&a),
         Some(cli::Command::Check(a)) => check::run(&a),
+        Some(cli::Command::Calibrate(cli::CalibrateCommand::Intrinsics(a))) => calibrate::run(&a),
+        Some(cli::Command::Markers(a)) => markers::run(&a),
         None => {
             eprintln!(
                 "alhambra: the companion app is not built yet; the commands that work are listed by `alhambra --help`"

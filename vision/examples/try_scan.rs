@@ -15,13 +15,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         difficulty,
         ..SceneOptions::default()
     })?;
-    let samples = photo_samples(&train.image, &train.labels, 40.0)?;
+    let mm = |l: &alhambra_vision::ScanResult| {
+        l.meta
+            .get("marker_mm")
+            .and_then(|v| v.as_f64())
+            .unwrap_or(40.0)
+    };
+    let samples = photo_samples(&train.image, &train.labels, mm(&train.labels))?;
     let profile = learn_profile(&[samples])?;
     eprintln!(
         "profile: pitch {:.1} mm, {} tiles, presence limit {:.2}",
         profile.pitch_mm, profile.tiles, profile.presence_limit
     );
     let scanner = Scanner::new(profile, ScanOptions::default());
+    let _ = &scanner;
     let mut total = Tally::default();
     for seed in base..base + count {
         let scene = render(&SceneOptions {
@@ -30,6 +37,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ..SceneOptions::default()
         })?;
         let t0 = Instant::now();
+        let scanner = Scanner::new(
+            scanner.profile().clone(),
+            ScanOptions {
+                marker_mm: mm(&scene.labels),
+                ..ScanOptions::default()
+            },
+        );
         let scan = scanner.scan(&scene.image)?;
         let ms = t0.elapsed().as_secs_f64() * 1000.0;
         let result = scan.to_result("x");

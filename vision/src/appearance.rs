@@ -289,6 +289,90 @@ impl Gaussian {
     }
 }
 
+/// Interior features of labelled cells, with the per-dimension spread that distances are
+/// measured in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Examples {
+    /// Tiles, upright.
+    pub tiles: Vec<Vec<f32>>,
+    /// Empty cells and clutter.
+    pub empty: Vec<Vec<f32>>,
+    /// Spread per dimension.
+    pub scale: Vec<f32>,
+}
+
+/// At most this many examples of each kind are kept (evenly spread over those seen).
+const MAX_EXAMPLES: usize = 800;
+
+impl Examples {
+    fn learn(samples: &[Sample]) -> Examples {
+        let pick = |of: Vec<&Sample>| -> Vec<Vec<f32>> {
+            let step = (of.len() as f32 / MAX_EXAMPLES as f32).max(1.0);
+            (0..of.len().min(MAX_EXAMPLES))
+                .map(|i| of[(i as f32 * step) as usize].features.blocks.to_vec())
+                .collect()
+        };
+        let tiles = pick(samples.iter().filter(|s| s.building.is_some()).collect());
+        let empty = pick(samples.iter().filter(|s| s.building.is_none()).collect());
+        let all: Vec<&Vec<f32>> = tiles.iter().chain(&empty).collect();
+        let n = all.len().max(1) as f32;
+        let scale = (0..BLOCK_DIMS)
+            .map(|d| {
+                let mean = all.iter().map(|x| x[d]).sum::<f32>() / n;
+                let var = all.iter().map(|x| (x[d] - mean).powi(2)).sum::<f32>() / n;
+                var.sqrt().max(1e-3)
+            })
+            .collect();
+        Examples {
+            tiles,
+            empty,
+            scale,
+        }
+    }
+
+    /// Squared distance in spreads, each dimension capped (a glare spot or a finger
+    /// cannot decide alone).
+    fn distance(&self, a: &[f32], b: &[f32]) -> f32 {
+        a.iter()
+            .zip(b)
+            .zip(&self.scale)
+            .map(|((x, y), s)| (((x - y) / s).powi(2)).min(Z2_CAP))
+            .sum()
+    }
+
+    /// The mean of the `k` smallest distances from `x` to `set`.
+    fn nearest(&self, x: &[f32], set: &[Vec<f32>], k: usize, best: &mut Vec<f32>) {
+        for e in set {
+            let d = self.distance(x, e);
+            if best.len() < k {
+                best.push(d);
+                best.sort_by(f32::total_cmp);
+            } else if d < best[k - 1] {
+                best[k - 1] = d;
+                best.sort_by(f32::total_cmp);
+            }
+        }
+    }
+
+    /// Whether the nearest labelled examples of `f` (any quarter turn) are tiles rather
+    /// than empty cells. `None` when there are no examples of both kinds.
+    pub fn looks_like_tile(&self, f: &CellFeatures) -> Option<bool> {
+        if self.tiles.is_empty() || self.empty.is_empty() {
+            return None;
+        }
+        const K: usize = 3;
+        let mut tile = Vec::with_capacity(K);
+        for t in 0..4 {
+            self.nearest(&f.turned(t).blocks, &self.tiles, K, &mut tile);
+        }
+        let mut empty = Vec::with_capacity(K);
+        self.nearest(&f.blocks, &self.empty, K, &mut empty);
+        // Empty examples are not turned: learn them in all turns instead (see learn).
+        let mean = |v: &[f32]| v.iter().sum::<f32>() / v.len().max(1) as f32;
+        Some(mean(&tile) < mean(&empty))
+    }
+}
+
 /// A cell's reading: the building and walls with confidences.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reading {
@@ -322,6 +406,9 @@ pub struct Profile {
     pub open: Gaussian,
     /// A cell whose best building distance is above this holds no tile.
     pub presence_limit: f32,
+    /// Labelled examples of tiles (upright) and of empty cells, for the nearest-neighbour
+    /// test of presence (what surrounds Alhambras is too varied for one Gaussian).
+    pub examples: Examples,
     /// Rotation-free summaries (centre against surround) per building, in
     /// `Building::ALL` order, then empty cells: what the fountain search compares.
     pub detect: Vec<Option<Gaussian>>,
@@ -464,11 +551,13 @@ impl Profile {
                 Gaussian::learn(&refs, None, |i| if i < 4 { 2.5e-5 } else { 1e-3 })
             })
             .collect();
+        let examples = Examples::learn(samples);
         let mut profile = Profile {
             version: PROFILE_VERSION,
             pitch_mm,
             buildings,
             empty,
+            examples,
             detect,
             wall,
             open,
@@ -483,7 +572,7 @@ impl Profile {
             .collect();
         scores.sort_by(f32::total_cmp);
         let high = scores[((scores.len() - 1) as f32 * 0.95) as usize];
-        profile.presence_limit = (high * 2.0).max(1.5);
+        profile.presence_limit = (high * 1.5).max(1.5);
         Ok(profile)
     }
 
@@ -510,20 +599,25 @@ impl Profile {
         let best = (0..4)
             .map(|t| self.best_building_distance(&f.turned(t)))
             .fold(f32::INFINITY, f32::min);
-        let beats_empty = self.empty.as_ref().is_none_or(|e| {
-            let tile_ll = (0..4)
-                .flat_map(|t| {
-                    let g = f.turned(t);
-                    self.buildings
-                        .iter()
-                        .flatten()
-                        .map(move |b| b.log_likelihood(&g.blocks))
-                        .collect::<Vec<_>>()
-                })
-                .fold(f32::NEG_INFINITY, f32::max);
-            tile_ll > e.log_likelihood(&f.blocks)
+        if best > self.presence_limit {
+            return (false, best);
+        }
+        let tile_like = self.examples.looks_like_tile(f).unwrap_or_else(|| {
+            self.empty.as_ref().is_none_or(|e| {
+                let tile_ll = (0..4)
+                    .flat_map(|t| {
+                        let g = f.turned(t);
+                        self.buildings
+                            .iter()
+                            .flatten()
+                            .map(move |b| b.log_likelihood(&g.blocks))
+                            .collect::<Vec<_>>()
+                    })
+                    .fold(f32::NEG_INFINITY, f32::max);
+                tile_ll > e.log_likelihood(&f.blocks)
+            })
         });
-        (best <= self.presence_limit && beats_empty, best)
+        (tile_like, best)
     }
 
     /// Log-likelihood of each building (in `Building::ALL` order) for upright features;

@@ -5,6 +5,7 @@ pub mod appearance;
 pub mod eval;
 pub mod geometry;
 pub mod labels;
+pub mod overlay;
 pub mod plane;
 pub mod scanner;
 pub mod synth;

@@ -4,14 +4,14 @@
 
 use crate::appearance::WhiteBalance;
 use crate::geometry::{Homography, Point};
-use opencv::core::{Mat, Point2f, Size, TermCriteria, Vector};
+use alhambra_calibration::TablePlane;
+use opencv::core::Mat;
 use opencv::prelude::*;
-use opencv::{aruco, imgproc};
 
 /// The table plane found in a frame.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plane {
-    /// Image pixels to table millimetres (the frame of the largest marker).
+    /// Image pixels to table millimetres (the frame of the lowest-numbered marker).
     pub image_to_table: Homography,
     /// The markers seen: id and corners in image pixels.
     pub markers: Vec<(i32, [Point; 4])>,
@@ -19,99 +19,18 @@ pub struct Plane {
     pub white: WhiteBalance,
 }
 
-/// Frames wider than this are searched for markers at half size (ArUco's cost grows with
-/// the pixels), then refined at full size.
-const DETECT_WIDTH: i32 = 1280;
-
-/// Finds the ArUco markers (DICT_4X4_50) of `marker_mm` and the table plane they give;
-/// `None` when no marker is seen.
+/// Finds the ArUco markers (DICT_4X4_50) of `marker_mm` and the table plane they give
+/// (all markers fitted jointly, see `alhambra_calibration::TablePlane`); `None` when no
+/// marker is seen.
 pub fn find_plane(frame: &Mat, marker_mm: f64) -> opencv::Result<Option<Plane>> {
-    let mut grey = Mat::default();
-    imgproc::cvt_color(frame, &mut grey, imgproc::COLOR_BGR2GRAY, 0)?;
-    let scale = if grey.cols() > DETECT_WIDTH { 0.5 } else { 1.0 };
-    let small = if scale < 1.0 {
-        let mut s = Mat::default();
-        imgproc::resize(
-            &grey,
-            &mut s,
-            Size::new(0, 0),
-            scale,
-            scale,
-            imgproc::INTER_AREA,
-        )?;
-        s
-    } else {
-        grey.clone()
-    };
-    let dictionary =
-        aruco::get_predefined_dictionary(aruco::PREDEFINED_DICTIONARY_NAME::DICT_4X4_50)?;
-    let parameters = aruco::DetectorParameters::create()?;
-    let mut corners: Vector<Vector<Point2f>> = Vector::new();
-    let mut ids: Vector<i32> = Vector::new();
-    let mut rejected: Vector<Vector<Point2f>> = Vector::new();
-    aruco::detect_markers(
-        &small,
-        &dictionary,
-        &mut corners,
-        &mut ids,
-        &parameters,
-        &mut rejected,
-    )?;
-    if ids.is_empty() {
-        return Ok(None);
-    }
-    let mut markers = Vec::new();
-    for (id, quad) in ids.iter().zip(corners.iter()) {
-        let mut pts: Vector<Point2f> = quad
-            .iter()
-            .map(|p| Point2f::new(p.x / scale as f32, p.y / scale as f32))
-            .collect();
-        let side = (pts.get(0)?.x - pts.get(1)?.x).hypot(pts.get(0)?.y - pts.get(1)?.y);
-        let win = ((side / 12.0).round() as i32).clamp(2, 8);
-        imgproc::corner_sub_pix(
-            &grey,
-            &mut pts,
-            Size::new(win, win),
-            Size::new(-1, -1),
-            TermCriteria::new(
-                opencv::core::TermCriteria_COUNT + opencv::core::TermCriteria_EPS,
-                20,
-                0.03,
-            )?,
-        )?;
-        let mut q = [[0.0; 2]; 4];
-        for (i, p) in pts.iter().enumerate().take(4) {
-            q[i] = [f64::from(p.x), f64::from(p.y)];
-        }
-        markers.push((id, q));
-    }
-    // The largest marker gives the most precise frame.
-    let area = |q: &[Point; 4]| {
-        let mut a = 0.0;
-        for i in 0..4 {
-            let (p, r) = (q[i], q[(i + 1) % 4]);
-            a += p[0] * r[1] - r[0] * p[1];
-        }
-        a.abs() / 2.0
-    };
-    let Some(best) = markers
-        .iter()
-        .max_by(|a, b| area(&a.1).total_cmp(&area(&b.1)))
-    else {
-        return Ok(None);
-    };
-    let square = [
-        [0.0, 0.0],
-        [marker_mm, 0.0],
-        [marker_mm, marker_mm],
-        [0.0, marker_mm],
-    ];
-    let Some(image_to_table) = Homography::from_quads(&best.1, &square) else {
-        return Ok(None);
-    };
+    let table = TablePlane::from_markers(frame, marker_mm)
+        .map_err(|e| opencv::Error::new(opencv::core::StsError, e.to_string()))?;
+    let Some(table) = table else { return Ok(None) };
+    let markers: Vec<(i32, [Point; 4])> =
+        table.markers().iter().map(|m| (m.id, m.corners)).collect();
     let white = paper_white(frame, &markers)?;
     Ok(Some(Plane {
-        image_to_table,
+        image_to_table: Homography(table.homography()),
         markers,
         white,
     }))

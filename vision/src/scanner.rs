@@ -61,6 +61,9 @@ pub struct FoundTile {
     pub reading: Reading,
     /// The cell's corners in image pixels, clockwise from its own north-west corner.
     pub corners_px: [Point; 4],
+    /// How unlike every building the cell looks (mean capped squared z-score; the
+    /// profile's presence limit is the most a tile may have).
+    pub presence: f32,
 }
 
 /// One Alhambra read.
@@ -177,6 +180,37 @@ impl EdgeMap {
             + (d[i + self.width] * (1.0 - tx) + d[i + self.width + 1] * tx) * ty
     }
 
+    /// Mean edge strength along the segment a-b.
+    fn line(&self, a: Point, b: Point) -> f32 {
+        const SAMPLES: usize = 12;
+        let mut sum = 0.0;
+        for s in 0..SAMPLES {
+            let t = 0.1 + 0.8 * (s as f64 + 0.5) / SAMPLES as f64;
+            sum += self.at([a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]);
+        }
+        sum / SAMPLES as f32
+    }
+
+    /// How much each side of a quad stands out as a border: its edge strength over that
+    /// of lines through the cell's inside (a tile has a seam, bevel or shadow on every
+    /// side; a stretch of table lined up with the grid does not).
+    fn side_contrast(&self, q: &[Point; 4]) -> [f32; 4] {
+        let lerp =
+            |a: Point, b: Point, t: f64| [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
+        let mut inside = Vec::with_capacity(6);
+        for t in [0.3, 0.5, 0.7] {
+            inside.push(self.line(lerp(q[0], q[3], t), lerp(q[1], q[2], t)));
+            inside.push(self.line(lerp(q[0], q[1], t), lerp(q[3], q[2], t)));
+        }
+        inside.sort_by(f32::total_cmp);
+        let typical = (inside[2] + inside[3]) / 2.0 + 1.0;
+        let mut out = [0f32; 4];
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = self.line(q[k], q[(k + 1) % 4]) / typical;
+        }
+        out
+    }
+
     /// Mean edge strength along the four sides of a quad.
     fn border(&self, q: &[Point; 4]) -> f32 {
         const SAMPLES: usize = 10;
@@ -195,6 +229,8 @@ impl EdgeMap {
 /// A frame prepared for reading: the image, the plane, the white balance, the edges.
 struct View<'a> {
     frame: &'a Mat,
+    /// Whether the plane comes from markers (true scale) or is a guess.
+    markers: bool,
     table_to_image: Homography,
     white: WhiteBalance,
     edges: EdgeMap,
@@ -358,6 +394,7 @@ impl Scanner {
         };
         let view = View {
             frame,
+            markers: plane_source == PlaneSource::Markers,
             table_to_image,
             white,
             edges: EdgeMap::new(frame)?,
@@ -580,11 +617,17 @@ impl Scanner {
         let Some(angle) = angle else { return Ok(None) };
         let n = (5.0 * PX) as i32;
         let win = self.window(view, centre, angle, res, n)?;
-        let (Some((period_x, phase_x)), Some((period_y, phase_y))) =
-            (lattice_period(&win, PX, 0)?, lattice_period(&win, PX, 1)?)
-        else {
+        // With markers the table scale is known and the tiles are near the learned pitch;
+        // without, the scale is a guess.
+        let range = if view.markers {
+            (0.8, 1.25)
+        } else {
+            (0.5, 2.0)
+        };
+        let Some((period, phase_x, phase_y)) = lattice_period(&win, PX, range)? else {
             return Ok(None);
         };
+        let (period_x, period_y) = (period, period);
         let half = f64::from(n) / 2.0;
         let nearest = |phase: f64, period: f64| {
             let k = ((half - phase) / period - 0.5).round();
@@ -794,10 +837,21 @@ impl Scanner {
                 q[(6 - k) % 4],
                 q[(7 - k) % 4],
             ];
+            let presence = self.profile.presence(f).1;
+            if std::env::var_os("ALHAMBRA_DEBUG").is_some() {
+                let mut c = view.edges.side_contrast(q);
+                c.sort_by(f32::total_cmp);
+                eprintln!(
+                    "contrast {:?} at {:?}",
+                    c.map(|x| (x * 100.0).round() / 100.0),
+                    quad_centre(q).map(f64::round)
+                );
+            }
             tiles.push(FoundTile {
                 pos,
                 reading,
                 corners_px,
+                presence,
             });
             centres.push((quad_centre(q), quad_size(q)));
         }
@@ -887,39 +941,41 @@ fn gradients(grey: &Mat) -> Result<(Mat, Mat), ScanError> {
     Ok((gx, gy))
 }
 
-/// Period and phase of the tile borders along one axis (0: x, 1: y) of an axis-aligned
-/// window: the comb of period 0.6-1.6 `expected` pixels whose teeth meet the most edge
-/// energy compared with a comb half a period off (borders are lines, the middle of a tile
-/// is not, whatever its picture; the comparison also rejects half and double periods).
-fn lattice_period(grey: &Mat, expected: f64, axis: usize) -> Result<Option<(f64, f64)>, ScanError> {
+/// Period and phases of the tile borders of an axis-aligned window: the comb of period
+/// `range` x `expected` pixels whose teeth meet the most edge energy along both axes,
+/// compared with a comb half a period off (borders are lines, the middle of a tile is
+/// not, whatever its picture; the comparison also rejects half and double periods).
+/// Returns (period, phase along x, phase along y).
+fn lattice_period(
+    grey: &Mat,
+    expected: f64,
+    range: (f64, f64),
+) -> Result<Option<(f64, f64, f64)>, ScanError> {
     let (gx, gy) = gradients(grey)?;
     let n = grey.cols() as usize;
-    let g = if axis == 0 {
-        gx.data_typed::<f32>()?
-    } else {
-        gy.data_typed::<f32>()?
-    };
-    let mut profile = vec![0f64; n];
+    let (gx, gy) = (gx.data_typed::<f32>()?, gy.data_typed::<f32>()?);
+    let mut px = vec![0f64; n];
+    let mut py = vec![0f64; n];
     for y in 0..n {
         for x in 0..n {
-            let k = if axis == 0 { x } else { y };
-            profile[k] += f64::from(g[y * n + x].abs());
+            px[x] += f64::from(gx[y * n + x].abs());
+            py[y] += f64::from(gy[y * n + x].abs());
         }
     }
-    let at = |x: f64| -> f64 {
+    let at = |p: &[f64], x: f64| -> f64 {
         if x < 0.0 || x > (n - 1) as f64 {
             return 0.0;
         }
         let i = x.floor() as usize;
         let t = x - i as f64;
-        profile[i] * (1.0 - t) + profile[(i + 1).min(n - 1)] * t
+        p[i] * (1.0 - t) + p[(i + 1).min(n - 1)] * t
     };
-    let comb = |period: f64, phase: f64| -> f64 {
+    let comb = |p: &[f64], period: f64, phase: f64| -> f64 {
         let (mut on, mut off, mut count) = (0.0, 0.0, 0.0f64);
         let mut x = phase;
         while x + period / 2.0 < (n - 1) as f64 {
-            on += at(x).max(at(x - 1.0)).max(at(x + 1.0));
-            off += at(x + period / 2.0);
+            on += at(p, x).max(at(p, x - 1.0)).max(at(p, x + 1.0));
+            off += at(p, x + period / 2.0);
             count += 1.0;
             x += period;
         }
@@ -929,18 +985,27 @@ fn lattice_period(grey: &Mat, expected: f64, axis: usize) -> Result<Option<(f64,
             (on - off) / count
         }
     };
-    let mut best: Option<(f64, f64, f64)> = None;
-    let mut period = 0.6 * expected;
-    while period <= 1.6 * expected {
+    let best_phase = |p: &[f64], period: f64| -> (f64, f64) {
+        let mut best = (f64::NEG_INFINITY, 0.0);
         let mut phase = 0.0;
         while phase < period {
-            let s = comb(period, phase);
-            if best.is_none_or(|b| s > b.0) {
-                best = Some((s, period, phase));
+            let s = comb(p, period, phase);
+            if s > best.0 {
+                best = (s, phase);
             }
             phase += 0.5;
         }
+        best
+    };
+    let mut best: Option<(f64, f64, f64, f64)> = None;
+    let mut period = range.0 * expected;
+    while period <= range.1 * expected {
+        let (sx, fx) = best_phase(&px, period);
+        let (sy, fy) = best_phase(&py, period);
+        if best.is_none_or(|b| sx + sy > b.0) {
+            best = Some((sx + sy, period, fx, fy));
+        }
         period += 0.25;
     }
-    Ok(best.filter(|b| b.0 > 0.0).map(|(_, p, f)| (p, f)))
+    Ok(best.filter(|b| b.0 > 0.0).map(|(_, p, fx, fy)| (p, fx, fy)))
 }

@@ -30,6 +30,9 @@ fn centre(q: &[[f32; 2]; 4]) -> Point {
 /// the next photo.
 const VARIANTS: usize = 7;
 
+/// Random cells of clutter and table learned from per photo.
+const CLUTTER_CELLS: usize = 150;
+
 /// A labelled cell as it may look in another photo: its corners moved by up to 4% of its
 /// size (alignment), each colour channel scaled by a few percent (white balance), a
 /// brightness slope across it (uneven light), and sometimes softened (focus).
@@ -224,6 +227,46 @@ pub fn photo_samples(
                         building: None,
                         walls: Default::default(),
                         features: features(&patch, white)?,
+                    });
+                }
+            }
+        }
+    }
+    // Clutter: cells of a tile's size anywhere on the table away from the Alhambras, at
+    // any angle, in all four turns (empty cells are compared unturned).
+    let sizes: Vec<f64> = labels
+        .alhambras
+        .iter()
+        .flat_map(|a| a.tiles.iter().filter_map(|t| t.corners_px.as_ref()))
+        .map(|q| f64::from((q[0][0] - q[2][0]).hypot(q[0][1] - q[2][1])) / std::f64::consts::SQRT_2)
+        .collect();
+    if let Some(&size) = sizes.get(sizes.len() / 2) {
+        let (w, h) = (f64::from(frame.cols()), f64::from(frame.rows()));
+        for _ in 0..CLUTTER_CELLS {
+            let c = [
+                size + rng.f64() * (w - 2.0 * size),
+                size + rng.f64() * (h - 2.0 * size),
+            ];
+            if all_tiles
+                .iter()
+                .any(|t| (t[0] - c[0]).hypot(t[1] - c[1]) < size)
+            {
+                continue;
+            }
+            let (s, co) = (rng.f64() * std::f64::consts::TAU).sin_cos();
+            let r = size / std::f64::consts::SQRT_2;
+            let corner = |a: f64| {
+                let (sa, ca) = a.sin_cos();
+                [c[0] + r * (ca * co - sa * s), c[1] + r * (sa * co + ca * s)]
+            };
+            let q = [corner(-2.356), corner(-0.785), corner(0.785), corner(2.356)];
+            if let Ok(patch) = sample_patch(frame, &q) {
+                let f = features(&patch, white)?;
+                for t in 0..4 {
+                    samples.push(Sample {
+                        building: None,
+                        walls: Default::default(),
+                        features: f.turned(t),
                     });
                 }
             }
