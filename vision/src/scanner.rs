@@ -295,6 +295,42 @@ impl View<'_> {
         self.inside(&q).then_some((q, interior))
     }
 
+    /// The quad near grid cell (i, j) whose picture looks most like a tile: the grid's
+    /// prediction, an `extra` candidate, and the prediction moved by `step` cells in the
+    /// eight directions. Returns the quad, its features and its presence (is a tile,
+    /// distance); `None` when the cell is out of the picture.
+    fn best_reading(
+        &self,
+        profile: &Profile,
+        grid: &Homography,
+        (i, j): (i32, i32),
+        step: f64,
+        extra: Option<[Point; 4]>,
+    ) -> Option<([Point; 4], CellFeatures, (bool, f32))> {
+        let (ci, cj) = (f64::from(i), f64::from(j));
+        let mut candidates: Vec<[Point; 4]> = Vec::with_capacity(10);
+        for dy in [0.0, -1.0, 1.0] {
+            for dx in [0.0, -1.0, 1.0] {
+                if let Some(q) = cell_quad(grid, ci + dx * step, cj + dy * step) {
+                    candidates.push(q);
+                }
+            }
+        }
+        candidates.extend(extra);
+        let mut best: Option<([Point; 4], CellFeatures, (bool, f32))> = None;
+        for q in candidates {
+            if !self.inside(&q) {
+                continue;
+            }
+            let Some(f) = self.features(&q) else { continue };
+            let p = profile.presence(&f);
+            if best.as_ref().is_none_or(|b| (p.0, -p.1) > (b.2.0, -b.2.1)) {
+                best = Some((q, f, p));
+            }
+        }
+        best
+    }
+
     /// Features of an image quad, in the quad's own orientation.
     fn features(&self, q: &[Point; 4]) -> Option<CellFeatures> {
         let patch = sample_patch(self.frame, q).ok()?;
@@ -748,19 +784,20 @@ impl Scanner {
         while !frontier.is_empty() {
             let mut next = Vec::new();
             for (i, j) in frontier {
-                let Some((quad, aligned)) = view.align(&grid, i, j) else {
+                // Read where the grid (averaged over every cell found) predicts the cell,
+                // around it, and where its borders are: the best-looking quad counts.
+                let edge = view.align(&grid, i, j);
+                let Some((quad, _, presence)) =
+                    view.best_reading(&self.profile, &grid, (i, j), 0.05, edge.map(|(q, _)| q))
+                else {
                     continue;
                 };
-                if (i, j) != (0, 0) {
-                    if !aligned || taken(&quad) {
-                        continue;
-                    }
-                    let Some(f) = view.features(&quad) else {
-                        continue;
-                    };
-                    if !self.profile.presence(&f).0 {
-                        continue;
-                    }
+                if std::env::var_os("ALHAMBRA_DEBUG").is_some() {
+                    let c = quad_centre(&quad);
+                    eprintln!("cell {i},{j} at [{:.0},{:.0}] presence {presence:?}", c[0], c[1]);
+                }
+                if taken(&quad) || ((i, j) != (0, 0) && !presence.0) {
+                    continue;
                 }
                 quads.insert((i, j), quad);
                 for (di, dj) in [
@@ -800,8 +837,7 @@ impl Scanner {
         // Final reading on the refitted grid.
         let mut cells: BTreeMap<(i32, i32), (CellFeatures, [Point; 4])> = BTreeMap::new();
         for &(i, j) in quads.keys() {
-            let quad = view.align(&grid, i, j).map_or(quads[&(i, j)], |(q, _)| q);
-            if let Some(f) = view.features(&quad) {
+            if let Some((quad, f, _)) = view.best_reading(&self.profile, &grid, (i, j), 0.025, None) {
                 cells.insert((i, j), (f, quad));
             }
         }
