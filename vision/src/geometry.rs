@@ -70,6 +70,39 @@ impl Homography {
         Homography([[s, 0.0, 0.0], [0.0, s, 0.0], [0.0, 0.0, 1.0]])
     }
 
+    /// The affine map (no perspective) taking `from` closest to `to` in the least-squares
+    /// sense; `None` for fewer than three points or collinear ones.
+    pub fn affine_fit(from: &[Point], to: &[Point]) -> Option<Homography> {
+        if from.len() < 3 || from.len() != to.len() {
+            return None;
+        }
+        // Normal equations of [x y 1] * [a b c]^T = u (and the same for v).
+        let mut m = [[0.0f64; 3]; 3];
+        let mut bu = [0.0f64; 3];
+        let mut bv = [0.0f64; 3];
+        for (p, q) in from.iter().zip(to) {
+            let r = [p[0], p[1], 1.0];
+            for i in 0..3 {
+                for j in 0..3 {
+                    m[i][j] += r[i] * r[j];
+                }
+                bu[i] += r[i] * q[0];
+                bv[i] += r[i] * q[1];
+            }
+        }
+        let inv = Homography(m).inverse()?;
+        let solve = |b: [f64; 3]| -> [f64; 3] {
+            let n = &inv.0;
+            [
+                n[0][0] * b[0] + n[0][1] * b[1] + n[0][2] * b[2],
+                n[1][0] * b[0] + n[1][1] * b[1] + n[1][2] * b[2],
+                n[2][0] * b[0] + n[2][1] * b[1] + n[2][2] * b[2],
+            ]
+        };
+        let (u, v) = (solve(bu), solve(bv));
+        Some(Homography([u, v, [0.0, 0.0, 1.0]]))
+    }
+
     /// The map taking the four `from` points to the four `to` points (direct linear
     /// transform, solved exactly); `None` for degenerate quads.
     pub fn from_quads(from: &[Point; 4], to: &[Point; 4]) -> Option<Homography> {

@@ -2,6 +2,7 @@
 //! geometry, the scanner, and the synthetic table renderer.
 
 pub mod appearance;
+pub mod default_profile;
 pub mod eval;
 pub mod geometry;
 pub mod labels;

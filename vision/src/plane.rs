@@ -29,11 +29,19 @@ pub fn find_plane(frame: &Mat, marker_mm: f64) -> opencv::Result<Option<Plane>> 
     let markers: Vec<(i32, [Point; 4])> =
         table.markers().iter().map(|m| (m.id, m.corners)).collect();
     let white = paper_white(frame, &markers)?;
-    Ok(Some(Plane {
-        image_to_table: Homography(table.homography()),
-        markers,
-        white,
-    }))
+    // Only the affine part: a marker is small, and a few tenths of a pixel on its corners
+    // swing the perspective terms enough to misjudge tiles a metre away by 20%. Each
+    // Alhambra's own lattice supplies the perspective (the scanner refits it per grid).
+    let anchor = table.markers().iter().find(|m| m.id == table.anchor_id());
+    let Some(corners) = anchor.map(|m| m.corners) else {
+        return Ok(None);
+    };
+    let s = marker_mm;
+    let square = [[0.0, 0.0], [s, 0.0], [s, s], [0.0, s]];
+    let Some(image_to_table) = Homography::affine_fit(&corners, &square) else {
+        return Ok(None);
+    };
+    Ok(Some(Plane { image_to_table, markers, white }))
 }
 
 /// White balance from the paper just around each marker (the brighter half of a ring

@@ -1,0 +1,77 @@
+//! The built-in appearance profile, used when no `--profile` is given so that the scanner
+//! works out of the box: learned once per process from a labelled photo bundled with the
+//! program (`fixtures/profile/default.jpg` + `default.json`, an easy rendered scene that
+//! shows all seven building kinds, walled and open sides, and the marker sheet). Learning
+//! it at run time, rather than shipping a frozen profile file, keeps it in step with the
+//! feature code.
+
+use crate::appearance::{Profile, ProfileError};
+use crate::labels::ScanResult;
+use crate::training::{learn_profile, photo_samples};
+use opencv::core::Vector;
+use opencv::imgcodecs;
+use opencv::prelude::*;
+use std::sync::OnceLock;
+
+/// The bundled photo (JPEG).
+const PHOTO: &[u8] = include_bytes!("../../fixtures/profile/default.jpg");
+/// Its labels (scan-result JSON with `corners_px` and `meta.marker_mm`).
+const LABELS: &[u8] = include_bytes!("../../fixtures/profile/default.json");
+
+/// How the built-in profile is named in errors.
+const NAME: &str = "built-in default profile (fixtures/profile/default.jpg)";
+
+/// Marker size when the bundled labels do not record one.
+const DEFAULT_MARKER_MM: f64 = 40.0;
+
+/// The built-in profile; learned on the first call (a second or so), cloned after.
+pub fn default_profile() -> Result<Profile, ProfileError> {
+    static LEARNED: OnceLock<Result<Profile, String>> = OnceLock::new();
+    LEARNED
+        .get_or_init(|| learn().map_err(|e| e.to_string()))
+        .clone()
+        .map_err(|problem| ProfileError::Invalid {
+            path: NAME.to_owned(),
+            problem,
+        })
+}
+
+fn learn() -> Result<Profile, ProfileError> {
+    let invalid = |problem: String| ProfileError::Invalid {
+        path: NAME.to_owned(),
+        problem,
+    };
+    let labels: ScanResult =
+        serde_json::from_slice(LABELS).map_err(|source| ProfileError::Json {
+            path: NAME.to_owned(),
+            source,
+        })?;
+    let frame = imgcodecs::imdecode(&Vector::<u8>::from_slice(PHOTO), imgcodecs::IMREAD_COLOR)
+        .map_err(|e| invalid(format!("cannot decode the photo: {e}")))?;
+    if frame.empty() {
+        return Err(invalid("the bundled photo is not an image".into()));
+    }
+    let marker_mm = labels
+        .meta
+        .get("marker_mm")
+        .and_then(serde_json::Value::as_f64)
+        .unwrap_or(DEFAULT_MARKER_MM);
+    let samples = photo_samples(&frame, &labels, marker_mm)
+        .map_err(|e| invalid(format!("cannot learn from the photo: {e}")))?;
+    learn_profile(&[samples])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_in_profile_knows_every_building() {
+        let profile = match default_profile() {
+            Ok(p) => p,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(profile.buildings.iter().flatten().count(), 7);
+        assert!(profile.pitch_mm > 20.0 && profile.pitch_mm < 100.0);
+    }
+}
