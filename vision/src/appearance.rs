@@ -131,11 +131,13 @@ pub fn features(patch: &Mat, white: WhiteBalance) -> opencv::Result<CellFeatures
             blocks[o + 2] = acc[2] / k / lref;
         }
     }
-    // Side bands: the wall band (just inside the seam) against the strip inside it.
-    let band = (1, (0.09 * n as f32).round() as usize);
+    // Side bands: the darkest band of a wall's width near the edge (where exactly depends
+    // on how well the cell is aligned, so every start within the outer eighth is tried)
+    // against the strip inside it.
+    let wall_width = (0.07 * n as f32).round().max(2.0) as usize;
     let strip = (
-        (0.12 * n as f32).round() as usize,
-        (0.24 * n as f32).round() as usize,
+        (0.18 * n as f32).round() as usize,
+        (0.30 * n as f32).round() as usize,
     );
     let along = ((0.15 * n as f32) as usize, (0.85 * n as f32) as usize);
     let mean = |side: Side, depth: (usize, usize)| -> [f32; 3] {
@@ -158,9 +160,15 @@ pub fn features(patch: &Mat, white: WhiteBalance) -> opencv::Result<CellFeatures
         }
         [acc[0] / count, acc[1] / count, acc[2] / count]
     };
+    let starts = 0..=((0.125 * n as f32).round() as usize);
     let mut sides = [[0f32; SIDE_DIMS]; 4];
     for side in Side::ALL {
-        let (b, s) = (mean(side, band), mean(side, strip));
+        let s = mean(side, strip);
+        let b = starts
+            .clone()
+            .map(|d| mean(side, (d, d + wall_width)))
+            .min_by(|a, b| a[2].total_cmp(&b[2]))
+            .unwrap_or(s);
         sides[side as usize] = [b[2] / lref, b[2] / s[2].max(1.0), b[0] - s[0], b[1] - s[1]];
     }
     Ok(CellFeatures { blocks, sides })

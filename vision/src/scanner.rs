@@ -660,10 +660,10 @@ impl Scanner {
         } else {
             (0.5, 2.0)
         };
-        let Some((period, phase_x, phase_y)) = lattice_period(&win, PX, range)? else {
+        let Some(((period_x, phase_x), (period_y, phase_y))) = lattice_period(&win, PX, range)?
+        else {
             return Ok(None);
         };
-        let (period_x, period_y) = (period, period);
         let half = f64::from(n) / 2.0;
         let nearest = |phase: f64, period: f64| {
             let k = ((half - phase) / period - 0.5).round();
@@ -787,11 +787,19 @@ impl Scanner {
                 // Read where the grid (averaged over every cell found) predicts the cell,
                 // around it, and where its borders are: the best-looking quad counts.
                 let edge = view.align(&grid, i, j);
-                let Some((quad, _, presence)) =
+                let Some((mut quad, _, mut presence)) =
                     view.best_reading(&self.profile, &grid, (i, j), 0.05, edge.map(|(q, _)| q))
                 else {
                     continue;
                 };
+                // Not a tile there? Look a little further before giving up: the grid is least
+                // sure on the first rings.
+                if !presence.0
+                    && let Some((q, _, p)) = view.best_reading(&self.profile, &grid, (i, j), 0.12, None)
+                    && p.0
+                {
+                    (quad, presence) = (q, p);
+                }
                 if std::env::var_os("ALHAMBRA_DEBUG").is_some() {
                     let c = quad_centre(&quad);
                     eprintln!("cell {i},{j} at [{:.0},{:.0}] presence {presence:?}", c[0], c[1]);
@@ -981,12 +989,12 @@ fn gradients(grey: &Mat) -> Result<(Mat, Mat), ScanError> {
 /// `range` x `expected` pixels whose teeth meet the most edge energy along both axes,
 /// compared with a comb half a period off (borders are lines, the middle of a tile is
 /// not, whatever its picture; the comparison also rejects half and double periods).
-/// Returns (period, phase along x, phase along y).
+/// Returns (period, phase) along x and along y.
 fn lattice_period(
     grey: &Mat,
     expected: f64,
     range: (f64, f64),
-) -> Result<Option<(f64, f64, f64)>, ScanError> {
+) -> Result<Option<((f64, f64), (f64, f64))>, ScanError> {
     let (gx, gy) = gradients(grey)?;
     let n = grey.cols() as usize;
     let (gx, gy) = (gx.data_typed::<f32>()?, gy.data_typed::<f32>()?);
@@ -1043,5 +1051,23 @@ fn lattice_period(
         }
         period += 0.25;
     }
-    Ok(best.filter(|b| b.0 > 0.0).map(|(_, p, fx, fy)| (p, fx, fy)))
+    let Some((_, joint, _, _)) = best.filter(|b| b.0 > 0.0) else {
+        return Ok(None);
+    };
+    // Then each axis on its own near the joint period: the table plane may stretch one
+    // axis more than the other (an affine plane under a tilted camera).
+    let refine = |p: &[f64]| -> (f64, f64) {
+        let mut best = (f64::NEG_INFINITY, joint, 0.0);
+        let mut period = 0.85 * joint;
+        while period <= 1.15 * joint {
+            let (s, f) = best_phase(p, period);
+            if s > best.0 {
+                best = (s, period, f);
+            }
+            period += 0.125;
+        }
+        (best.1, best.2)
+    };
+    let ((period_x, phase_x), (period_y, phase_y)) = (refine(&px), refine(&py));
+    Ok(Some(((period_x, phase_x), (period_y, phase_y))))
 }
