@@ -268,5 +268,410 @@ fn help_and_version_succeed() {
     let o = alhambra(&["--help"]);
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).contains("score") && stdout(&o).contains("check"));
+    for command in ["scan", "synth", "eval", "calibrate"] {
+        assert!(stdout(&o).contains(command), "{command}: {}", stdout(&o));
+    }
+    let o = alhambra(&["scan", "--help"]);
+    assert!(stdout(&o).contains("JSON array"), "{}", stdout(&o));
     assert_eq!(alhambra(&["--version"]).status.code(), Some(0));
+}
+
+// ---- synth, scan, calibrate appearance, eval ----
+
+/// A fresh scratch folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("alhambra-e2e-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn arg(p: &std::path::Path) -> &str {
+    p.to_str().unwrap_or_default()
+}
+
+#[test]
+fn synth_writes_a_photo_and_its_labels_the_same_for_the_same_seed() {
+    let dir = scratch("synth");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    for out in [&a, &b] {
+        let o = alhambra(&[
+            "synth",
+            "--seed",
+            "3",
+            "--players",
+            "2",
+            "--difficulty",
+            "easy",
+            "--out",
+            arg(out),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(stdout(&o).lines().count(), 1, "{}", stdout(&o));
+        assert!(stdout(&o).contains("easy_3.jpg"), "{}", stdout(&o));
+    }
+    for name in ["easy_3.jpg", "easy_3.json"] {
+        let first = std::fs::read(a.join(name)).expect("written");
+        assert!(!first.is_empty());
+        assert_eq!(
+            first,
+            std::fs::read(b.join(name)).expect("written"),
+            "{name} differs"
+        );
+    }
+    let labels: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(a.join("easy_3.json")).expect("labels"))
+            .expect("JSON labels");
+    assert_eq!(labels["image"], "easy_3.jpg");
+    assert_eq!(labels["meta"]["difficulty"], "easy");
+    assert_eq!(labels["alhambras"].as_array().map(Vec::len), Some(2));
+    let o = alhambra(&["synth", "--seed", "10", "--count", "2", "--out", arg(&a)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 2);
+    assert!(a.join("normal_10.jpg").is_file() && a.join("normal_11.json").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Checks one scan result object against the contract's shape; returns its fountains.
+fn assert_scan_shape(v: &serde_json::Value, image: &str) -> Vec<[f64; 2]> {
+    assert_eq!(v["image"], image, "{v}");
+    assert!(v["meta"]["plane"].is_string(), "meta.plane: {v}");
+    let alhambras = v["alhambras"].as_array().expect("alhambras is an array");
+    let mut fountains = Vec::new();
+    for a in alhambras {
+        let f = a["fountain_px"].as_array().expect("fountain_px");
+        assert_eq!(f.len(), 2);
+        fountains.push([
+            f[0].as_f64().unwrap_or(f64::NAN),
+            f[1].as_f64().unwrap_or(f64::NAN),
+        ]);
+        let tiles = a["tiles"].as_array().expect("tiles");
+        assert!(!tiles.is_empty(), "an Alhambra has tiles: {a}");
+        for t in tiles {
+            assert!(t["x"].is_i64() && t["y"].is_i64(), "{t}");
+            assert!(
+                [
+                    "fountain", "pavilion", "seraglio", "arcades", "chambers", "garden", "tower"
+                ]
+                .contains(&t["building"].as_str().unwrap_or_default()),
+                "{t}"
+            );
+            for side in t["walls"].as_array().cloned().unwrap_or_default() {
+                assert!(
+                    ["north", "east", "south", "west"].contains(&side.as_str().unwrap_or_default()),
+                    "{t}"
+                );
+            }
+            let c = t["confidence"].as_f64().unwrap_or(-1.0);
+            assert!((0.0..=1.0).contains(&c), "{t}");
+            assert_eq!(t["corners_px"].as_array().map(Vec::len), Some(4), "{t}");
+        }
+    }
+    fountains
+}
+
+#[test]
+fn scan_json_finds_the_alhambras_of_a_rendered_photo() {
+    let photo = fixture("photos/easy/easy_105.jpg");
+    let o = alhambra(&["scan", arg(&photo), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert!(v.is_object(), "one image: one object");
+    let found = assert_scan_shape(&v, "easy_105.jpg");
+    assert_eq!(v["meta"]["plane"], "markers");
+    let labels: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(fixture("photos/easy/easy_105.json")).expect("labels"),
+    )
+    .expect("labels JSON");
+    let tile_px = labels["meta"]["tile_px"].as_f64().unwrap_or(60.0);
+    // Not the accuracy (the scanner is being tuned): that it finds a labelled Alhambra.
+    let near = labels["alhambras"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .any(|a| {
+            let l = [
+                a["fountain_px"][0].as_f64().unwrap_or(f64::NAN),
+                a["fountain_px"][1].as_f64().unwrap_or(f64::NAN),
+            ];
+            found
+                .iter()
+                .any(|f| (f[0] - l[0]).hypot(f[1] - l[1]) < tile_px)
+        });
+    assert!(near, "no fountain within a tile of a label: {found:?}");
+}
+
+#[test]
+fn scan_json_of_several_images_is_one_array() {
+    let a = fixture("photos/easy/easy_102.jpg");
+    let b = fixture("photos/normal/normal_104.jpg");
+    let o = alhambra(&["scan", arg(&a), arg(&b), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    let all = v.as_array().expect("several images: an array");
+    assert_eq!(all.len(), 2);
+    assert_scan_shape(&all[0], "easy_102.jpg");
+    assert_scan_shape(&all[1], "normal_104.jpg");
+}
+
+#[test]
+fn scan_prints_each_alhambra_as_a_grid_with_its_rule_check() {
+    let photo = fixture("photos/easy/easy_102.jpg");
+    let o = alhambra(&["scan", arg(&photo)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("easy_102.jpg"), "{text}");
+    assert!(text.contains("Alhambra 1"), "{text}");
+    assert!(text.contains("fountain at pixel"), "{text}");
+    assert!(text.contains("Fnt"), "the grid is drawn: {text}");
+    assert!(text.contains("legal"), "{text}");
+}
+
+#[test]
+fn scan_of_a_photo_without_alhambras_is_an_empty_result() {
+    let dir = scratch("blank");
+    // A plain grey photo (BMP: no encoder needed in the test).
+    let (w, h) = (320u32, 240u32);
+    let row = (w * 3).div_ceil(4) * 4;
+    let mut bmp = Vec::new();
+    bmp.extend(b"BM");
+    bmp.extend((54 + row * h).to_le_bytes());
+    bmp.extend([0u8; 4]);
+    bmp.extend(54u32.to_le_bytes());
+    bmp.extend(40u32.to_le_bytes());
+    bmp.extend(w.to_le_bytes());
+    bmp.extend(h.to_le_bytes());
+    bmp.extend(1u16.to_le_bytes());
+    bmp.extend(24u16.to_le_bytes());
+    bmp.extend([0u8; 24]);
+    bmp.extend(std::iter::repeat_n(128u8, (row * h) as usize));
+    let path = dir.join("grey.bmp");
+    std::fs::write(&path, bmp).expect("write");
+    let o = alhambra(&["scan", arg(&path), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["alhambras"], serde_json::json!([]));
+    assert_eq!(v["image"], "grey.bmp");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn scan_refuses_what_is_not_a_photo() {
+    let dir = scratch("scan-bad");
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "not a photo\n").expect("write");
+    let empty = dir.join("empty.jpg");
+    std::fs::write(&empty, b"").expect("write");
+    // A PNG header claiming 50000 x 50000 pixels.
+    let huge = dir.join("huge.png");
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    png.extend(50_000u32.to_be_bytes());
+    png.extend(50_000u32.to_be_bytes());
+    png.extend([8, 2, 0, 0, 0, 0, 0, 0, 0]);
+    std::fs::write(&huge, png).expect("write");
+    let missing = dir.join("missing.jpg");
+    for path in [&text, &empty, &huge, &missing] {
+        let o = alhambra(&["scan", arg(path)]);
+        assert_bad_input(&o, arg(path));
+        // Also when it comes after a good photo, and with --json.
+        let good = fixture("photos/easy/easy_105.jpg");
+        let o = alhambra(&["scan", arg(&good), arg(path), "--json"]);
+        assert_bad_input(&o, arg(path));
+    }
+    assert!(stderr(&alhambra(&["scan", arg(&huge)])).contains("50000x50000"));
+    assert!(stderr(&alhambra(&["scan", arg(&empty)])).contains("empty"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn scan_refuses_a_camera_file_of_another_image_size() {
+    let dir = scratch("camera");
+    let camera = dir.join("camera.json");
+    std::fs::write(
+        &camera,
+        r#"{"version": 1, "image_size": [640, 480], "camera_matrix": [[500, 0, 320], [0, 500, 240], [0, 0, 1]],
+ "distortion": [0.1, -0.05, 0, 0, 0], "rms_px": 0.39, "board": "9x6", "square_mm": 25.0,
+ "photos_used": 13, "created": "2026-11-30T12:00:00Z"}"#,
+    )
+    .expect("write");
+    let photo = fixture("photos/easy/easy_105.jpg");
+    let o = alhambra(&["scan", arg(&photo), "--camera", arg(&camera)]);
+    assert_bad_input(&o, "easy_105.jpg");
+    assert!(stderr(&o).contains("640x480"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn scan_debug_writes_an_overlay_per_image() {
+    let dir = scratch("debug");
+    let photo = fixture("photos/normal/normal_104.jpg");
+    let out = dir.join("overlays");
+    let o = alhambra(&["scan", arg(&photo), "--debug", arg(&out)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let png = std::fs::read(out.join("normal_104_overlay.png")).expect("overlay written");
+    assert!(png.starts_with(b"\x89PNG"), "a PNG");
+    assert!(png.len() > 10_000);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn calibrate_appearance_writes_a_profile_that_scan_accepts() {
+    let dir = scratch("appearance");
+    let profile = dir.join("profile.json");
+    let photo = fixture("photos/easy/easy_102.jpg");
+    let labels = fixture("photos/easy/easy_102.json");
+    let o = alhambra(&[
+        "calibrate",
+        "appearance",
+        arg(&photo),
+        "--labels",
+        arg(&labels),
+        "--out",
+        arg(&profile),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("pitch"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("1 photo"), "{}", stdout(&o));
+    let o = alhambra(&[
+        "scan",
+        arg(&fixture("photos/easy/easy_105.jpg")),
+        "--profile",
+        arg(&profile),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_scan_shape(&json(&o), "easy_105.jpg");
+
+    // Without --labels: the image's sibling NAME.json.
+    let sibling = dir.join("sibling.json");
+    let o = alhambra(&[
+        "calibrate",
+        "appearance",
+        arg(&photo),
+        "--out",
+        arg(&sibling),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // Another version, or a truncated file: refused, naming the file.
+    let text = std::fs::read_to_string(&profile).expect("profile");
+    let mut value: serde_json::Value = serde_json::from_str(&text).expect("profile JSON");
+    value["version"] = serde_json::json!(99);
+    let other = dir.join("other_version.json");
+    std::fs::write(&other, value.to_string()).expect("write");
+    let truncated = dir.join("truncated.json");
+    std::fs::write(&truncated, &text[..text.len() / 2]).expect("write");
+    for bad in [&other, &truncated] {
+        let o = alhambra(&[
+            "scan",
+            arg(&fixture("photos/easy/easy_105.jpg")),
+            "--profile",
+            arg(bad),
+        ]);
+        assert_bad_input(&o, arg(bad));
+    }
+    assert!(
+        stderr(&alhambra(&[
+            "scan",
+            arg(&fixture("photos/easy/easy_105.jpg")),
+            "--profile",
+            arg(&other)
+        ]))
+        .contains("version 99")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn calibrate_appearance_needs_corners_and_markers() {
+    let dir = scratch("appearance-bad");
+    let photo = fixture("photos/easy/easy_102.jpg");
+    let text = std::fs::read_to_string(fixture("photos/easy/easy_102.json")).expect("labels");
+    let mut value: serde_json::Value = serde_json::from_str(&text).expect("labels JSON");
+    if let Some(alhambras) = value["alhambras"].as_array_mut() {
+        for a in alhambras {
+            if let Some(tiles) = a["tiles"].as_array_mut() {
+                for t in tiles {
+                    if let Some(t) = t.as_object_mut() {
+                        t.remove("corners_px");
+                    }
+                }
+            }
+        }
+    }
+    let bare = dir.join("no_corners.json");
+    std::fs::write(&bare, value.to_string()).expect("write");
+    let out = dir.join("p.json");
+    let o = alhambra(&[
+        "calibrate",
+        "appearance",
+        arg(&photo),
+        "--labels",
+        arg(&bare),
+        "--out",
+        arg(&out),
+    ]);
+    assert_bad_input(&o, "no_corners.json");
+    assert!(stderr(&o).contains("corners_px"), "{}", stderr(&o));
+    assert!(!out.exists());
+    // One labels file for two photos.
+    let o = alhambra(&[
+        "calibrate",
+        "appearance",
+        arg(&photo),
+        arg(&fixture("photos/easy/easy_105.jpg")),
+        "--labels",
+        arg(&fixture("photos/easy/easy_102.json")),
+        "--out",
+        arg(&out),
+    ]);
+    assert_bad_input(&o, "--labels");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn eval_prints_the_table_and_the_json() {
+    let folder = fixture("photos/easy");
+    let o = alhambra(&["eval", arg(&folder)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    for column in ["photos", "bldg err%", "wall err%", "missed%", "ms p95"] {
+        assert!(text.contains(column), "{column}: {text}");
+    }
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("overall") && l.split_whitespace().nth(1) == Some("2")),
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l.starts_with("easy")), "{text}");
+    let o = alhambra(&["eval", arg(&folder), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["overall"]["photos"], 2);
+    assert_eq!(v["per_difficulty"]["easy"]["photos"], 2);
+    for key in [
+        "building_error_pct",
+        "wall_error_pct",
+        "missed_pct",
+        "phantom_pct",
+        "alhambra_exact_pct",
+        "photo_exact_pct",
+        "score_exact_pct",
+        "ms_median",
+        "ms_p95",
+    ] {
+        assert!(v["overall"][key].is_number(), "{key}: {v}");
+    }
+}
+
+#[test]
+fn eval_of_a_folder_without_labelled_photos_is_bad_input() {
+    let dir = scratch("eval-empty");
+    std::fs::write(dir.join("lonely.jpg"), b"no labels beside it").expect("write");
+    let o = alhambra(&["eval", arg(&dir)]);
+    assert_bad_input(&o, arg(&dir));
+    let o = alhambra(&["eval", "/no/such/folder"]);
+    assert_bad_input(&o, "/no/such/folder");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -20,11 +20,18 @@ pub enum Command {
     Score(ScoreArgs),
     /// The placement rules on one Alhambra: legal, or each violation.
     Check(CheckArgs),
-    /// Camera calibration: intrinsics from chessboard photos.
+    /// Every Alhambra in table photos: the grids of tiles with their walls.
+    Scan(crate::scan::ScanArgs),
+    /// Calibration: camera intrinsics from chessboard photos, tile appearance from labelled
+    /// photos.
     #[command(subcommand)]
     Calibrate(CalibrateCommand),
     /// Printable marker sheet (ArUco markers, ruler, chessboard), true to scale.
     Markers(crate::markers::MarkersArgs),
+    /// Synthetic table photos with their ground-truth labels.
+    Synth(crate::synth::SynthArgs),
+    /// Accuracy and speed of `scan` over a folder of labelled photos.
+    Eval(crate::eval::EvalArgs),
 }
 
 /// `alhambra calibrate ...`
@@ -32,6 +39,8 @@ pub enum Command {
 pub enum CalibrateCommand {
     /// Camera matrix and distortion from chessboard (or ChArUco) photos.
     Intrinsics(crate::calibrate::IntrinsicsArgs),
+    /// How this tile set looks under this light, learned from labelled photos.
+    Appearance(crate::appearance::AppearanceArgs),
 }
 
 /// `alhambra score GAME.json --round N [--json]`
@@ -70,4 +79,77 @@ pub enum HoleArg {
     AnyRegion,
     /// Only single empty cells with tiles on all four sides (strict Japanese reading).
     SingleCell,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("alhambra").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn scan_takes_several_images_and_its_options() {
+        let Ok(Args {
+            command: Some(Command::Scan(a)),
+        }) = parse(&["scan", "a.jpg", "b.png", "--json", "--marker-mm", "50"])
+        else {
+            panic!("scan parses");
+        };
+        assert_eq!(a.images, [PathBuf::from("a.jpg"), PathBuf::from("b.png")]);
+        assert!(a.json && a.profile.is_none() && a.debug.is_none());
+        assert_eq!(a.marker_mm, 50.0);
+        assert!(parse(&["scan"]).is_err(), "an image is required");
+        assert!(parse(&["scan", "a.jpg", "--marker-mm", "-4"]).is_err());
+    }
+
+    #[test]
+    fn calibrate_appearance_takes_one_labels_file_per_image() {
+        let Ok(Args {
+            command: Some(Command::Calibrate(CalibrateCommand::Appearance(a))),
+        }) = parse(&[
+            "calibrate",
+            "appearance",
+            "a.jpg",
+            "b.jpg",
+            "--labels",
+            "a.json",
+            "b.json",
+            "--out",
+            "p.json",
+        ])
+        else {
+            panic!("calibrate appearance parses");
+        };
+        assert_eq!(a.images.len(), 2);
+        assert_eq!(a.labels, [PathBuf::from("a.json"), PathBuf::from("b.json")]);
+        assert_eq!(a.marker_mm, 40.0);
+        assert!(
+            parse(&["calibrate", "appearance", "a.jpg"]).is_err(),
+            "--out"
+        );
+    }
+
+    #[test]
+    fn synth_and_eval_defaults() {
+        let Ok(Args {
+            command: Some(Command::Synth(s)),
+        }) = parse(&["synth", "--seed", "7", "--out", "d"])
+        else {
+            panic!("synth parses");
+        };
+        assert_eq!((s.seed, s.count, s.players), (7, 1, None));
+        assert_eq!(s.difficulty, crate::synth::DifficultyArg::Normal);
+        assert!(parse(&["synth", "--seed", "1", "--out", "d", "--players", "0"]).is_err());
+        assert!(parse(&["synth", "--seed", "1", "--out", "d", "--count", "0"]).is_err());
+        let Ok(Args {
+            command: Some(Command::Eval(e)),
+        }) = parse(&["eval", "photos", "--json"])
+        else {
+            panic!("eval parses");
+        };
+        assert!(e.json && e.profile.is_none());
+        assert_eq!(e.marker_mm, 40.0);
+    }
 }

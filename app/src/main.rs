@@ -2,12 +2,18 @@
 //! command; every failure becomes one line on stderr and exit code 2 (bad input) or 1 (a
 //! rule-level finding the user asked to fail on).
 
+mod appearance;
 mod calibrate;
 mod check;
 mod cli;
+mod eval;
+mod images;
 mod input;
 mod markers;
+mod output;
+mod scan;
 mod score;
+mod synth;
 
 use clap::Parser;
 use clap::error::ErrorKind;
@@ -29,8 +35,12 @@ fn main() -> ExitCode {
     let result = match args.command {
         Some(cli::Command::Score(a)) => score::run(&a),
         Some(cli::Command::Check(a)) => check::run(&a),
+        Some(cli::Command::Scan(a)) => scan::run(&a),
         Some(cli::Command::Calibrate(cli::CalibrateCommand::Intrinsics(a))) => calibrate::run(&a),
+        Some(cli::Command::Calibrate(cli::CalibrateCommand::Appearance(a))) => appearance::run(&a),
         Some(cli::Command::Markers(a)) => markers::run(&a),
+        Some(cli::Command::Synth(a)) => synth::run(&a),
+        Some(cli::Command::Eval(a)) => eval::run(&a),
         None => {
             eprintln!(
                 "alhambra: the companion app is not built yet; the commands that work are listed by `alhambra --help`"
@@ -59,9 +69,15 @@ fn usage_error(e: clap::Error) -> ExitCode {
         }
         _ => {
             let text = e.to_string();
-            let first = text.lines().next().unwrap_or("bad command line");
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            let first = lines.next().unwrap_or("bad command line");
             let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("alhambra: {first} (see `alhambra --help`)");
+            // "the following required arguments were not provided:" lists them below.
+            let line = match lines.next() {
+                Some(next) if first.ends_with(':') => format!("{first} {next}"),
+                _ => first.to_owned(),
+            };
+            eprintln!("alhambra: {line} (see `alhambra --help`)");
             ExitCode::from(2)
         }
     }

@@ -74,7 +74,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let result = scan.to_result("x");
     std::fs::write("/tmp/debug_scan.json", serde_json::to_string(&result)?)?;
-    std::fs::write("/tmp/debug_labels.json", serde_json::to_string(&scene.labels)?)?;
+    std::fs::write(
+        "/tmp/debug_labels.json",
+        serde_json::to_string(&scene.labels)?,
+    )?;
     let out = draw(&scene.image, &result, Some(&scene.labels))?;
     opencv::imgcodecs::imwrite("/tmp/debug_overlay.png", &out, &opencv::core::Vector::new())?;
     Ok(())

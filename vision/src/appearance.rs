@@ -287,13 +287,11 @@ impl Gaussian {
 
     /// Log-likelihood up to a constant shared by Gaussians of the same dimension.
     pub fn log_likelihood(&self, x: &[f32]) -> f32 {
-        let d = self.mean.len().min(x.len());
-        let mut ll = 0.0;
-        for i in 0..d {
-            ll -= 0.5 * ((x[i] - self.mean[i]).powi(2) / self.var[i]).min(Z2_CAP)
-                + 0.5 * self.var[i].ln();
-        }
-        ll
+        x.iter()
+            .zip(&self.mean)
+            .zip(&self.var)
+            .map(|((x, m), v)| -0.5 * ((x - m).powi(2) / v).min(Z2_CAP) - 0.5 * v.ln())
+            .sum()
     }
 }
 

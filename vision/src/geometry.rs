@@ -119,11 +119,12 @@ impl Homography {
                 return None;
             }
             a.swap(col, pivot);
-            for row in 0..8 {
+            let pivot_row = a[col];
+            for (row, r) in a.iter_mut().enumerate() {
                 if row != col {
-                    let f = a[row][col] / a[col][col];
-                    for k in col..9 {
-                        a[row][k] -= f * a[col][k];
+                    let f = r[col] / pivot_row[col];
+                    for (v, p) in r.iter_mut().zip(pivot_row.iter()).skip(col) {
+                        *v -= f * p;
                     }
                 }
             }

@@ -80,7 +80,7 @@ pub fn draw(frame: &Mat, scan: &ScanResult, truth: Option<&ScanResult>) -> openc
                     0,
                 )?;
             }
-            let label = format!("{}", alhambra_engine::picture::abbreviation(t.building));
+            let label = alhambra_engine::picture::abbreviation(t.building).to_string();
             imgproc::put_text(
                 &mut out,
                 &label,

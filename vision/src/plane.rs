@@ -41,7 +41,11 @@ pub fn find_plane(frame: &Mat, marker_mm: f64) -> opencv::Result<Option<Plane>> 
     let Some(image_to_table) = Homography::affine_fit(&corners, &square) else {
         return Ok(None);
     };
-    Ok(Some(Plane { image_to_table, markers, white }))
+    Ok(Some(Plane {
+        image_to_table,
+        markers,
+        white,
+    }))
 }
 
 /// White balance from the paper just around each marker (the brighter half of a ring

@@ -660,7 +660,7 @@ impl Scanner {
         } else {
             (0.5, 2.0)
         };
-        let Some(((period_x, phase_x), (period_y, phase_y))) = lattice_period(&win, PX, range)?
+        let Some([(period_x, phase_x), (period_y, phase_y)]) = lattice_period(&win, PX, range)?
         else {
             return Ok(None);
         };
@@ -795,14 +795,18 @@ impl Scanner {
                 // Not a tile there? Look a little further before giving up: the grid is least
                 // sure on the first rings.
                 if !presence.0
-                    && let Some((q, _, p)) = view.best_reading(&self.profile, &grid, (i, j), 0.12, None)
+                    && let Some((q, _, p)) =
+                        view.best_reading(&self.profile, &grid, (i, j), 0.12, None)
                     && p.0
                 {
                     (quad, presence) = (q, p);
                 }
                 if std::env::var_os("ALHAMBRA_DEBUG").is_some() {
                     let c = quad_centre(&quad);
-                    eprintln!("cell {i},{j} at [{:.0},{:.0}] presence {presence:?}", c[0], c[1]);
+                    eprintln!(
+                        "cell {i},{j} at [{:.0},{:.0}] presence {presence:?}",
+                        c[0], c[1]
+                    );
                 }
                 if taken(&quad) || ((i, j) != (0, 0) && !presence.0) {
                     continue;
@@ -845,7 +849,8 @@ impl Scanner {
         // Final reading on the refitted grid.
         let mut cells: BTreeMap<(i32, i32), (CellFeatures, [Point; 4])> = BTreeMap::new();
         for &(i, j) in quads.keys() {
-            if let Some((quad, f, _)) = view.best_reading(&self.profile, &grid, (i, j), 0.025, None) {
+            if let Some((quad, f, _)) = view.best_reading(&self.profile, &grid, (i, j), 0.025, None)
+            {
                 cells.insert((i, j), (f, quad));
             }
         }
@@ -985,6 +990,9 @@ fn gradients(grey: &Mat) -> Result<(Mat, Mat), ScanError> {
     Ok((gx, gy))
 }
 
+/// A lattice's period and phase along one axis, window pixels.
+type Period = (f64, f64);
+
 /// Period and phases of the tile borders of an axis-aligned window: the comb of period
 /// `range` x `expected` pixels whose teeth meet the most edge energy along both axes,
 /// compared with a comb half a period off (borders are lines, the middle of a tile is
@@ -994,7 +1002,7 @@ fn lattice_period(
     grey: &Mat,
     expected: f64,
     range: (f64, f64),
-) -> Result<Option<((f64, f64), (f64, f64))>, ScanError> {
+) -> Result<Option<[Period; 2]>, ScanError> {
     let (gx, gy) = gradients(grey)?;
     let n = grey.cols() as usize;
     let (gx, gy) = (gx.data_typed::<f32>()?, gy.data_typed::<f32>()?);
@@ -1069,5 +1077,5 @@ fn lattice_period(
         (best.1, best.2)
     };
     let ((period_x, phase_x), (period_y, phase_y)) = (refine(&px), refine(&py));
-    Ok(Some(((period_x, phase_x), (period_y, phase_y))))
+    Ok(Some([(period_x, phase_x), (period_y, phase_y)]))
 }

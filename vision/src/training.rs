@@ -146,12 +146,12 @@ pub fn photo_samples(
             let to_table = |q: &[[f32; 2]; 4]| p.image_to_table.apply(centre(q));
             for a in &alhambra.tiles {
                 for b in &alhambra.tiles {
-                    if (b.x - a.x, b.y - a.y) == (1, 0) || (b.x - a.x, b.y - a.y) == (0, 1) {
-                        if let (Some(qa), Some(qb)) = (&a.corners_px, &b.corners_px)
-                            && let (Some(ta), Some(tb)) = (to_table(qa), to_table(qb))
-                        {
-                            pitches.push((ta[0] - tb[0]).hypot(ta[1] - tb[1]));
-                        }
+                    let step = (b.x - a.x, b.y - a.y);
+                    if (step == (1, 0) || step == (0, 1))
+                        && let (Some(qa), Some(qb)) = (&a.corners_px, &b.corners_px)
+                        && let (Some(ta), Some(tb)) = (to_table(qa), to_table(qb))
+                    {
+                        pitches.push((ta[0] - tb[0]).hypot(ta[1] - tb[1]));
                     }
                 }
             }

@@ -1,0 +1,156 @@
+//! `alhambra calibrate appearance`: learns how this tile set looks under this light from
+//! labelled photos (the scan-result form with `corners_px` on the tiles) and saves the
+//! appearance profile that `scan --profile` and `eval --profile` read.
+
+use crate::Outcome;
+use crate::images::{
+    DEFAULT_MARKER_MM, flat, labels_marker_mm, load_labels, parse_marker_mm, read_image,
+};
+use alhambra_vision::ScanResult;
+use alhambra_vision::training::{learn_profile, photo_samples};
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+
+/// `alhambra calibrate appearance IMAGE... --labels LABELS.json... --out P.json [--marker-mm 40]`
+#[derive(Debug, clap::Args)]
+pub struct AppearanceArgs {
+    /// Photos of the table with the marker sheet in view.
+    #[arg(required = true, value_name = "IMAGE")]
+    pub images: Vec<PathBuf>,
+    /// One labels file per image, in the same order (scan-result JSON whose tiles carry
+    /// `corners_px`); without it, each IMAGE's sibling NAME.json.
+    #[arg(long, num_args = 1.., value_name = "LABELS.json")]
+    pub labels: Vec<PathBuf>,
+    /// Where to write the profile (JSON).
+    #[arg(long, value_name = "P.json")]
+    pub out: PathBuf,
+    /// Printed width of the ArUco markers, millimetres, for labels that do not record it
+    /// (`meta.marker_mm` in a labels file wins).
+    #[arg(long, default_value_t = DEFAULT_MARKER_MM, value_parser = parse_marker_mm)]
+    pub marker_mm: f64,
+}
+
+/// The labels file of each image: as given, or the image's sibling NAME.json.
+fn labels_paths(args: &AppearanceArgs) -> Result<Vec<PathBuf>> {
+    if args.labels.is_empty() {
+        return args
+            .images
+            .iter()
+            .map(|image| {
+                let labels = image.with_extension("json");
+                if labels.is_file() {
+                    Ok(labels)
+                } else {
+                    bail!(
+                        "{}: no labels beside it ({} does not exist); give them with --labels",
+                        image.display(),
+                        labels.display()
+                    )
+                }
+            })
+            .collect();
+    }
+    if args.labels.len() != args.images.len() {
+        bail!(
+            "--labels: {} labels file(s) for {} image(s); give one per image, in the same order",
+            args.labels.len(),
+            args.images.len()
+        );
+    }
+    Ok(args.labels.clone())
+}
+
+/// Refuses an output path whose folder does not exist before spending time learning.
+fn check_out(out: &Path) -> Result<()> {
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(dir) = parent
+        && !dir.is_dir()
+    {
+        bail!(
+            "{}: cannot write there, the folder {} does not exist",
+            out.display(),
+            dir.display()
+        );
+    }
+    if out.is_dir() {
+        bail!(
+            "{}: is a folder; give a file name for the profile",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Checks that the labels have tiles with corners to learn from.
+fn check_labels(path: &Path, labels: &ScanResult) -> Result<()> {
+    let tiles = labels.alhambras.iter().flat_map(|a| &a.tiles);
+    let usable = tiles
+        .filter(|t| !t.occluded && t.corners_px.is_some())
+        .count();
+    if usable == 0 {
+        bail!(
+            "{}: no visible tile has `corners_px` (each tile's four corners in image pixels), so there is nothing to learn from",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Visible tiles with corners: what is learned from.
+fn usable_tiles(labels: &ScanResult) -> usize {
+    labels
+        .alhambras
+        .iter()
+        .flat_map(|a| &a.tiles)
+        .filter(|t| !t.occluded && t.corners_px.is_some())
+        .count()
+}
+
+/// Learns the profile from every labelled photo and saves it; prints what it learned from
+/// once it is saved (nothing on stdout when it fails).
+pub fn run(args: &AppearanceArgs) -> Result<Outcome> {
+    crate::images::quiet_opencv();
+    let labels_paths = labels_paths(args)?;
+    check_out(&args.out)?;
+    let mut photos = Vec::with_capacity(args.images.len());
+    let mut tiles = 0usize;
+    let mut report = String::new();
+    for (image, labels_path) in args.images.iter().zip(&labels_paths) {
+        let frame = read_image(image)?;
+        let labels = load_labels(labels_path)?;
+        check_labels(labels_path, &labels)?;
+        let marker_mm = labels_marker_mm(&labels).unwrap_or(args.marker_mm);
+        let samples = photo_samples(&frame, &labels, marker_mm)
+            .with_context(|| format!("{}: cannot learn from it", image.display()))?;
+        let Some(pitch_mm) = samples.pitch_mm else {
+            bail!(
+                "{}: no ArUco marker (DICT_4X4_50) found in the photo, so the tile size in millimetres is unknown; put the marker sheet in view",
+                image.display()
+            );
+        };
+        let n = usable_tiles(&labels);
+        tiles += n;
+        report.push_str(&format!(
+            "{}: {n} labelled tiles, {} samples, tile pitch {pitch_mm:.1} mm ({marker_mm} mm markers)\n",
+            image.display(),
+            samples.samples.len(),
+        ));
+        photos.push(samples);
+    }
+    let profile = learn_profile(&photos).map_err(flat)?;
+    profile.save(&args.out).map_err(flat)?;
+    let learned = profile.buildings.iter().filter(|b| b.is_some()).count();
+    report.push_str(&format!(
+        "learned from {} photo(s), {tiles} tiles: tile pitch {:.1} mm, {learned} of 7 building kinds seen\nwrote {}\n",
+        photos.len(),
+        profile.pitch_mm,
+        args.out.display()
+    ));
+    if learned < 7 {
+        eprintln!(
+            "warning: the labelled photos lack some building kinds; the scanner cannot read those well (add a photo that shows them)"
+        );
+    }
+    crate::output::print(&report)?;
+    Ok(Outcome::Done)
+}

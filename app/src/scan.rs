@@ -1,0 +1,212 @@
+//! `alhambra scan`: every Alhambra in each photo, as text (the grid drawn, doubtful and
+//! impossible tiles listed, the placement rules checked) or as the scan-result JSON of
+//! CONTRACTS.md; with `--debug`, an overlay picture of what was read per photo.
+
+use crate::Outcome;
+use crate::images::{DEFAULT_MARKER_MM, file_name, load_profile, parse_marker_mm, read_image};
+use alhambra_calibration::CameraFile;
+use alhambra_engine::{CheckReport, picture};
+use alhambra_vision::scanner::{PlaneSource, Scan, ScanOptions, Scanner};
+use alhambra_vision::{ScanResult, overlay};
+use anyhow::{Context, Result};
+use opencv::core::Vector;
+use opencv::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// Tiles read with less confidence than this are listed for a look.
+const LOW_CONFIDENCE: f32 = 0.8;
+
+/// `alhambra scan IMAGE... [--profile P.json] [--camera C.json] [--marker-mm 40] [--json] [--debug DIR]`
+#[derive(Debug, clap::Args)]
+pub struct ScanArgs {
+    /// Table photos (PNG or JPEG), each read on its own.
+    #[arg(required = true, value_name = "IMAGE")]
+    pub images: Vec<PathBuf>,
+    /// Appearance profile from `alhambra calibrate appearance` (default: the built-in one).
+    #[arg(long, value_name = "P.json")]
+    pub profile: Option<PathBuf>,
+    /// Camera file from `alhambra calibrate intrinsics`: photos are undistorted first (they
+    /// must have the size it was calibrated at).
+    #[arg(long, value_name = "C.json")]
+    pub camera: Option<PathBuf>,
+    /// Printed width of the ArUco markers on the table, millimetres.
+    #[arg(long, default_value_t = DEFAULT_MARKER_MM, value_parser = parse_marker_mm)]
+    pub marker_mm: f64,
+    /// Print exactly one JSON document: the scan result object for one image, a JSON array
+    /// of them (in the order given) for several.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write NAME_overlay.png per image into this folder: what was read, drawn over
+    /// the (undistorted) photo.
+    #[arg(long, value_name = "DIR")]
+    pub debug: Option<PathBuf>,
+}
+
+/// Scans every image, then prints the text or the JSON.
+pub fn run(args: &ScanArgs) -> Result<Outcome> {
+    crate::images::quiet_opencv();
+    let profile = load_profile(args.profile.as_deref())?;
+    let scanner = Scanner::new(
+        profile,
+        ScanOptions {
+            marker_mm: args.marker_mm,
+            ..ScanOptions::default()
+        },
+    );
+    let camera = match &args.camera {
+        Some(path) => {
+            let file = CameraFile::load(path)?;
+            let undistorter = file
+                .undistorter()
+                .with_context(|| format!("{}: cannot undistort with it", path.display()))?;
+            Some((path.as_path(), file, undistorter))
+        }
+        None => None,
+    };
+    if let Some(dir) = &args.debug {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("{}: cannot create the folder", dir.display()))?;
+    }
+    // Every image is read before anything is printed: one bad file, one line, no output.
+    let mut results = Vec::with_capacity(args.images.len());
+    for path in &args.images {
+        let mut frame = read_image(path)?;
+        if let Some((camera_path, file, undistorter)) = &camera {
+            let (w, h) = (frame.cols() as u32, frame.rows() as u32);
+            file.check_image_size(w, h).with_context(|| {
+                format!("{}: camera file {}", path.display(), camera_path.display())
+            })?;
+            frame = undistorter
+                .undistort(&frame)
+                .with_context(|| format!("{}: cannot undistort", path.display()))?;
+        }
+        let scan = scanner
+            .scan(&frame)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let result = scan.to_result(&file_name(path));
+        if let Some(dir) = &args.debug {
+            write_overlay(dir, path, &frame, &result)?;
+        }
+        results.push((path, scan, result));
+    }
+    if args.json {
+        let text = if let [(_, _, one)] = results.as_slice() {
+            serde_json::to_string(one)?
+        } else {
+            let all: Vec<&ScanResult> = results.iter().map(|(_, _, r)| r).collect();
+            serde_json::to_string(&all)?
+        };
+        crate::output::print(&format!("{text}\n"))?;
+    } else {
+        let reports: Vec<String> = results
+            .iter()
+            .map(|(path, scan, result)| describe(path, scan, result))
+            .collect();
+        crate::output::print(&reports.join("\n"))?;
+    }
+    Ok(Outcome::Done)
+}
+
+/// Writes `DIR/NAME_overlay.png`.
+fn write_overlay(dir: &Path, image: &Path, frame: &Mat, result: &ScanResult) -> Result<()> {
+    let stem = image
+        .file_stem()
+        .map_or_else(|| "image".to_owned(), |s| s.to_string_lossy().into_owned());
+    let out = dir.join(format!("{stem}_overlay.png"));
+    let picture = overlay::draw(frame, result, None)
+        .with_context(|| format!("{}: cannot draw the overlay", image.display()))?;
+    let mut png = Vector::<u8>::new();
+    let encoded =
+        opencv::imgcodecs::imencode(".png", &picture, &mut png, &Vector::new()).unwrap_or(false);
+    if !encoded {
+        anyhow::bail!("{}: cannot encode the overlay picture", out.display());
+    }
+    std::fs::write(&out, png.as_slice())
+        .with_context(|| format!("{}: cannot write the overlay picture", out.display()))
+}
+
+/// The text report of one image.
+fn describe(path: &Path, scan: &Scan, result: &ScanResult) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let plane = match scan.plane {
+        PlaneSource::Markers => "table plane from the ArUco markers",
+        PlaneSource::Lattice => {
+            "no ArUco marker seen: tiles assumed square in the image (less reliable)"
+        }
+    };
+    let _ = writeln!(
+        out,
+        "{}: {} Alhambra(s) found; {plane}",
+        path.display(),
+        result.alhambras.len()
+    );
+    for (i, (found, read)) in scan.alhambras.iter().zip(&result.alhambras).enumerate() {
+        let _ = writeln!(
+            out,
+            "\nAlhambra {} ({} tiles), fountain at pixel ({:.0}, {:.0})",
+            i + 1,
+            read.tiles.len(),
+            read.fountain_px[0],
+            read.fountain_px[1]
+        );
+        let alhambra = match read.to_alhambra() {
+            Ok(a) => a,
+            Err(e) => {
+                let _ = writeln!(out, "  cannot be drawn or checked: {e}");
+                continue;
+            }
+        };
+        out.push_str(&picture::draw(&alhambra));
+        let doubtful: Vec<String> = read
+            .tiles
+            .iter()
+            .filter(|t| t.confidence.is_some_and(|c| c < LOW_CONFIDENCE))
+            .map(|t| {
+                format!(
+                    "{} at ({},{}) walls {} ({:.2})",
+                    t.building,
+                    t.x,
+                    t.y,
+                    t.walls,
+                    t.confidence.unwrap_or(0.0)
+                )
+            })
+            .collect();
+        if !doubtful.is_empty() {
+            let _ = writeln!(
+                out,
+                "low confidence (< {LOW_CONFIDENCE}), look again: {}",
+                doubtful.join("; ")
+            );
+        }
+        let impossible: Vec<String> = found
+            .tiles
+            .iter()
+            .filter(|t| !t.reading.in_catalogue)
+            .map(|t| {
+                format!(
+                    "{} with walls {} at {}",
+                    t.reading.building, t.reading.walls, t.pos
+                )
+            })
+            .collect();
+        if !impossible.is_empty() {
+            let _ = writeln!(
+                out,
+                "not in the catalogue (no such tile exists; misread?): {}",
+                impossible.join("; ")
+            );
+        }
+        let report = CheckReport::of(&alhambra);
+        if report.legal {
+            let _ = writeln!(out, "legal: every placement rule holds");
+        } else {
+            let _ = writeln!(out, "illegal: {} violation(s)", report.violations.len());
+            for v in &report.violations {
+                let _ = writeln!(out, "  {:<15} {}", v.rule.name(), v.message);
+            }
+        }
+    }
+    out
+}
