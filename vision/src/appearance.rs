@@ -582,6 +582,44 @@ impl Profile {
         Ok(profile)
     }
 
+    /// Channel gains (B, G, R, mean 1) that bring the colours of confidently read tiles
+    /// to those the profile learned for their buildings; ones when too few are sure.
+    pub fn colour_gains<'a>(
+        &self,
+        tiles: impl Iterator<Item = (&'a CellFeatures, &'a Reading)>,
+    ) -> [f32; 3] {
+        let mut ratio = [0f64; 3];
+        let mut count = 0f64;
+        for (f, r) in tiles {
+            if r.building_confidence < 0.8 {
+                continue;
+            }
+            let Some(Some(model)) = self.buildings.get(r.building as usize) else {
+                continue;
+            };
+            for k in 0..GRID * GRID {
+                let (or, og) = (f64::from(f.blocks[3 * k]), f64::from(f.blocks[3 * k + 1]));
+                let (mr, mg) = (
+                    f64::from(model.mean[3 * k]),
+                    f64::from(model.mean[3 * k + 1]),
+                );
+                let (ob, mb) = (1.0 - or - og, 1.0 - mr - mg);
+                if or > 0.02 && og > 0.02 && ob > 0.02 {
+                    ratio[0] += mb / ob;
+                    ratio[1] += mg / og;
+                    ratio[2] += mr / or;
+                    count += 1.0;
+                }
+            }
+        }
+        if count < 48.0 {
+            return [1.0; 3];
+        }
+        let g = ratio.map(|r| r / count);
+        let mean = (g[0] + g[1] + g[2]) / 3.0;
+        g.map(|x| (x / mean) as f32)
+    }
+
     /// The fountain search's view of this profile.
     pub fn detectors(&self) -> Detectors<'_> {
         Detectors {

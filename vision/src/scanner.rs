@@ -64,6 +64,8 @@ pub struct FoundTile {
     /// How unlike every building the cell looks (mean capped squared z-score; the
     /// profile's presence limit is the most a tile may have).
     pub presence: f32,
+    /// What the cell looked like, upright (for learning from corrections).
+    pub features: CellFeatures,
 }
 
 /// One Alhambra read.
@@ -178,37 +180,6 @@ impl EdgeMap {
         let d = &self.data;
         (d[i] * (1.0 - tx) + d[i + 1] * tx) * (1.0 - ty)
             + (d[i + self.width] * (1.0 - tx) + d[i + self.width + 1] * tx) * ty
-    }
-
-    /// Mean edge strength along the segment a-b.
-    fn line(&self, a: Point, b: Point) -> f32 {
-        const SAMPLES: usize = 12;
-        let mut sum = 0.0;
-        for s in 0..SAMPLES {
-            let t = 0.1 + 0.8 * (s as f64 + 0.5) / SAMPLES as f64;
-            sum += self.at([a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]);
-        }
-        sum / SAMPLES as f32
-    }
-
-    /// How much each side of a quad stands out as a border: its edge strength over that
-    /// of lines through the cell's inside (a tile has a seam, bevel or shadow on every
-    /// side; a stretch of table lined up with the grid does not).
-    fn side_contrast(&self, q: &[Point; 4]) -> [f32; 4] {
-        let lerp =
-            |a: Point, b: Point, t: f64| [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
-        let mut inside = Vec::with_capacity(6);
-        for t in [0.3, 0.5, 0.7] {
-            inside.push(self.line(lerp(q[0], q[3], t), lerp(q[1], q[2], t)));
-            inside.push(self.line(lerp(q[0], q[1], t), lerp(q[3], q[2], t)));
-        }
-        inside.sort_by(f32::total_cmp);
-        let typical = (inside[2] + inside[3]) / 2.0 + 1.0;
-        let mut out = [0f32; 4];
-        for (k, o) in out.iter_mut().enumerate() {
-            *o = self.line(q[k], q[(k + 1) % 4]) / typical;
-        }
-        out
     }
 
     /// Mean edge strength along the four sides of a quad.
@@ -428,7 +399,7 @@ impl Scanner {
                 alhambras: Vec::new(),
             });
         };
-        let view = View {
+        let mut view = View {
             frame,
             markers: plane_source == PlaneSource::Markers,
             table_to_image,
@@ -452,9 +423,33 @@ impl Scanner {
                 }
                 continue;
             };
-            if let Some(found) = self.grow(&view, grid, &claimed) {
+            if let Some(mut found) = self.grow(&view, grid, &claimed) {
+                // The light on this Alhambra: if its tiles, read as what they are, say the
+                // colours are off from the profile's, read it again with them corrected
+                // (what the marker paper cannot tell: a warm lamp, a coloured shadow).
+                let gains = self
+                    .profile
+                    .colour_gains(found.0.tiles.iter().map(|t| (&t.features, &t.reading)));
+                if gains.iter().any(|g| (g - 1.0).abs() > 0.01) {
+                    let plain = view.white;
+                    view.white = [
+                        plain[0] * gains[0],
+                        plain[1] * gains[1],
+                        plain[2] * gains[2],
+                    ];
+                    let again = self.grow(&view, found.0.grid, &claimed);
+                    view.white = plain;
+                    if let Some(again) = again
+                        && again.0.tiles.len() >= found.0.tiles.len()
+                    {
+                        found = again;
+                    }
+                }
                 if debug {
-                    eprintln!("candidate at {c_px:?}: {} tiles", found.0.tiles.len());
+                    eprintln!(
+                        "candidate at {c_px:?}: {} tiles, gains {gains:?}",
+                        found.0.tiles.len()
+                    );
                 }
                 claimed.extend(found.1);
                 alhambras.push(found.0);
@@ -689,7 +684,17 @@ impl Scanner {
                 angle.to_degrees()
             );
         }
-        for (di, dj) in [(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)] {
+        for (di, dj) in [
+            (0, 0),
+            (1, 0),
+            (-1, 0),
+            (0, 1),
+            (0, -1),
+            (1, 1),
+            (1, -1),
+            (-1, 1),
+            (-1, -1),
+        ] {
             let Some((quad, aligned)) = view.align(&grid, di, dj) else {
                 continue;
             };
@@ -887,25 +892,30 @@ impl Scanner {
                 q[(7 - k) % 4],
             ];
             let presence = self.profile.presence(f).1;
-            if std::env::var_os("ALHAMBRA_DEBUG").is_some() {
-                let mut c = view.edges.side_contrast(q);
-                c.sort_by(f32::total_cmp);
-                eprintln!(
-                    "contrast {:?} at {:?}",
-                    c.map(|x| (x * 100.0).round() / 100.0),
-                    quad_centre(q).map(f64::round)
-                );
-            }
             tiles.push(FoundTile {
                 pos,
                 reading,
                 corners_px,
                 presence,
+                features: f.turned(turn),
             });
             centres.push((quad_centre(q), quad_size(q)));
         }
+        // The fountain is (0, 0) by definition: if the cell read as the fountain is another
+        // one (the search anchored on a look-alike next to it), renumber from it; with no
+        // fountain read at all, this is not an Alhambra.
+        let fountain = tiles
+            .iter()
+            .filter(|t| t.reading.building == Building::Fountain)
+            .min_by_key(|t| (t.pos.x.abs() + t.pos.y.abs(), t.pos))
+            .map(|t| t.pos)?;
+        let lattice_fountain = (0..(4 - turn) % 4).fold(fountain, |p, _| p.rotated_clockwise());
+        for t in &mut tiles {
+            t.pos = Pos::new(t.pos.x - fountain.x, t.pos.y - fountain.y);
+        }
         tiles.sort_by_key(|t| (t.pos != Pos::ORIGIN, t.pos));
-        let fountain_px = grid.apply([0.0, 0.0])?;
+        let fountain_px =
+            grid.apply([f64::from(lattice_fountain.x), f64::from(lattice_fountain.y)])?;
         Some((
             FoundAlhambra {
                 fountain_px,

@@ -34,7 +34,7 @@ const VARIANTS: usize = 7;
 const CLUTTER_CELLS: usize = 150;
 
 /// A labelled cell as it may look in another photo: its corners moved by up to 4% of its
-/// size (alignment), each colour channel scaled by a few percent (white balance), a
+/// size (alignment), each colour channel scaled by up to 4% (what the paper white balance leaves), a
 /// brightness slope across it (uneven light), and sometimes softened (focus).
 fn variant(frame: &Mat, quad: &[Point; 4], rng: &mut fastrand::Rng) -> opencv::Result<Mat> {
     let size =
