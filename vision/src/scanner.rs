@@ -319,6 +319,17 @@ fn lattice_to_table(origin: Point, angle: f64, pitch: (f64, f64)) -> Homography 
     ])
 }
 
+/// Window pixels (a, b) of an `n` x `n` window around table point `centre`, turned by
+/// `angle`, at `res` pixels per table unit, to table coordinates.
+fn window_to_table(centre: Point, angle: f64, res: f64, n: i32) -> Homography {
+    let half = f64::from(n) / 2.0;
+    lattice_to_table(centre, angle, (1.0 / res, 1.0 / res)).after(&Homography([
+        [1.0, 0.0, -half],
+        [0.0, 1.0, -half],
+        [0.0, 0.0, 1.0],
+    ]))
+}
+
 /// Least-squares homography through point pairs; `None` when degenerate.
 fn fit_homography(from: &[Point], to: &[Point]) -> Option<Homography> {
     if from.len() < 4 || from.len() != to.len() {
@@ -641,13 +652,11 @@ impl Scanner {
         let pitch0 = f64::from(self.profile.pitch_mm);
         const PX: f64 = 32.0; // window pixels per expected pitch
         let res = PX / pitch0;
-        let angle = {
+        let directions = {
             let win = self.window(view, centre, 0.0, res, (3.0 * PX) as i32)?;
-            dominant_angle(&win)?
+            edge_directions(&win)?
         };
-        let Some(angle) = angle else { return Ok(None) };
         let n = (5.0 * PX) as i32;
-        let win = self.window(view, centre, angle, res, n)?;
         // With markers the table scale is known and the tiles are near the learned pitch;
         // without, the scale is a guess.
         let range = if view.markers {
@@ -655,8 +664,17 @@ impl Scanner {
         } else {
             (0.5, 2.0)
         };
-        let Some([(period_x, phase_x), (period_y, phase_y)]) = lattice_period(&win, PX, range)?
-        else {
+        // The direction whose lattice lines up best with the edges.
+        let mut best_fit: Option<(f64, f64, [Period; 2], Mat)> = None;
+        for angle in directions {
+            let win = self.window(view, centre, angle, res, n)?;
+            if let Some((periods, score)) = lattice_period(&win, PX, range)?
+                && best_fit.as_ref().is_none_or(|b| score > b.0)
+            {
+                best_fit = Some((score, angle, periods, win));
+            }
+        }
+        let Some((_, angle, [(period_x, phase_x), (period_y, phase_y)], win)) = best_fit else {
             return Ok(None);
         };
         let half = f64::from(n) / 2.0;
@@ -665,71 +683,82 @@ impl Scanner {
             phase + (k + 0.5) * period
         };
         let (a0, b0) = (nearest(phase_x, period_x), nearest(phase_y, period_y));
-        let (s, c) = angle.sin_cos();
-        let (da, db) = ((a0 - half) / res, (b0 - half) / res);
-        let origin = [centre[0] + da * c - db * s, centre[1] + da * s + db * c];
-        let grid = view.table_to_image.after(&lattice_to_table(
-            origin,
-            angle,
-            (period_x / res, period_y / res),
-        ));
-        // The fountain: the cell there or a neighbour, aligned on its borders, reading as
-        // the fountain more clearly than as anything else.
-        let mut best: Option<(f32, Homography)> = None;
-        let debug = std::env::var_os("ALHAMBRA_DEBUG").is_some();
-        if debug {
+        // The two axes need not be square to each other on an affine table plane: each
+        // one's own lines give its direction.
+        let (tilt_x, tilt_y) = axis_tilts(&win)?;
+        let (sx, cx) = tilt_x.sin_cos();
+        let (sy, cy) = tilt_y.sin_cos();
+        let grid_to_window = Homography([
+            [period_x * cx, -period_y * sy, a0],
+            [period_x * sx, period_y * cy, b0],
+            [0.0, 0.0, 1.0],
+        ]);
+        let grid = view
+            .table_to_image
+            .after(&window_to_table(centre, angle, res, n))
+            .after(&grid_to_window);
+        if std::env::var_os("ALHAMBRA_DEBUG").is_some() {
             eprintln!(
                 "  fit at {:?}: angle {:.1} periods {period_x:.1} {period_y:.1} (expected {PX}) phases {phase_x:.1} {phase_y:.1}",
                 view.table_to_image.apply(centre),
                 angle.to_degrees()
             );
         }
-        for (di, dj) in [
-            (0, 0),
-            (1, 0),
-            (-1, 0),
-            (0, 1),
-            (0, -1),
-            (1, 1),
-            (1, -1),
-            (-1, 1),
-            (-1, -1),
-        ] {
-            let Some((quad, aligned)) = view.align(&grid, di, dj) else {
-                continue;
-            };
-            let Some(f) = view.features(&quad) else {
-                continue;
-            };
-            if debug {
-                let before = cell_quad(&grid, f64::from(di), f64::from(dj));
-                eprintln!(
-                    "    cell {di},{dj}: quad {:?} (unaligned {:?}) aligned {aligned} presence {:?}",
-                    quad.map(|p| [p[0].round(), p[1].round()]),
-                    before.map(|q| q.map(|p| [p[0].round(), p[1].round()])),
-                    self.profile.presence(&f)
-                );
+        // The fountain: the cell there or a neighbour reading as the fountain more clearly
+        // than as anything else. Small, soft tiles can show stronger lines inside than on
+        // their borders, which puts the phase half a tile off: try those shifts too.
+        let mut best: Option<(f32, Homography)> = None;
+        for (sx, sy) in [(0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5)] {
+            let shifted = grid.after(&Homography([
+                [1.0, 0.0, sx],
+                [0.0, 1.0, sy],
+                [0.0, 0.0, 1.0],
+            ]));
+            if let Some(found) = self.fountain_cell(view, &shifted)
+                && best.as_ref().is_none_or(|b| found.0 > b.0)
+            {
+                best = Some(found);
             }
-            if !self.profile.presence(&f).0 {
-                continue;
+            if best.is_some() {
+                break;
             }
-            for turn in 0..4u8 {
-                let scores = self.profile.building_scores(&f.turned(turn));
-                let margin = scores[Building::Fountain as usize]
-                    - scores[1..]
-                        .iter()
-                        .copied()
-                        .fold(f32::NEG_INFINITY, f32::max);
-                if margin > 0.0 && best.as_ref().is_none_or(|(m, _)| margin > *m) {
-                    // Re-anchor the grid on the aligned fountain quad.
-                    let unit = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
-                    if let Some(g) = Homography::from_quads(&unit, &quad) {
-                        best = Some((margin, g));
+        }
+        Ok(best.map(|(_, g)| g))
+    }
+
+    /// Among the 3x3 cells around the grid's (0, 0), the one that reads most clearly as the
+    /// fountain (by how much the fountain beats every building), and the grid anchored on
+    /// it.
+    fn fountain_cell(&self, view: &View<'_>, grid: &Homography) -> Option<(f32, Homography)> {
+        let mut best: Option<(f32, Homography)> = None;
+        for dj in -1..=1 {
+            for di in -1..=1 {
+                let edge = view.align(grid, di, dj).map(|(q, _)| q);
+                let Some((quad, f, presence)) =
+                    view.best_reading(&self.profile, grid, (di, dj), 0.05, edge)
+                else {
+                    continue;
+                };
+                if !presence.0 {
+                    continue;
+                }
+                for turn in 0..4u8 {
+                    let scores = self.profile.building_scores(&f.turned(turn));
+                    let margin = scores[Building::Fountain as usize]
+                        - scores[1..]
+                            .iter()
+                            .copied()
+                            .fold(f32::NEG_INFINITY, f32::max);
+                    if margin > 0.0 && best.as_ref().is_none_or(|(m, _)| margin > *m) {
+                        let unit = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
+                        if let Some(g) = Homography::from_quads(&unit, &quad) {
+                            best = Some((margin, g));
+                        }
                     }
                 }
             }
         }
-        Ok(best.map(|(_, g)| g))
+        best
     }
 
     /// A grey window of the table around `centre`, turned by `angle`, at `res` pixels per
@@ -742,15 +771,9 @@ impl Scanner {
         res: f64,
         n: i32,
     ) -> Result<Mat, ScanError> {
-        let half = f64::from(n) / 2.0;
-        // window px (a, b) -> table: centre + R(angle) ((a, b) - half) / res
-        let to_table =
-            lattice_to_table(centre, angle, (1.0 / res, 1.0 / res)).after(&Homography([
-                [1.0, 0.0, -half],
-                [0.0, 1.0, -half],
-                [0.0, 0.0, 1.0],
-            ]));
-        let m = view.table_to_image.after(&to_table);
+        let m = view
+            .table_to_image
+            .after(&window_to_table(centre, angle, res, n));
         let mut colour = Mat::default();
         imgproc::warp_perspective(
             view.frame,
@@ -931,8 +954,9 @@ fn dist(a: Point, b: Point) -> f64 {
     (a[0] - b[0]).hypot(a[1] - b[1])
 }
 
-/// The dominant edge direction modulo a quarter turn, radians in [0, pi/2).
-fn dominant_angle(grey: &Mat) -> Result<Option<f64>, ScanError> {
+/// The strongest edge directions modulo a quarter turn, radians in [0, pi/2), strongest
+/// first (at most three).
+fn edge_directions(grey: &Mat) -> Result<Vec<f64>, ScanError> {
     let (gx, gy) = gradients(grey)?;
     let (gx, gy) = (gx.data_typed::<f32>()?, gy.data_typed::<f32>()?);
     const BINS: usize = 90;
@@ -955,21 +979,68 @@ fn dominant_angle(grey: &Mat) -> Result<Option<f64>, ScanError> {
                 .sum()
         })
         .collect();
-    let Some((peak, &top)) = smooth.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) else {
-        return Ok(None);
-    };
-    if top <= 0.0 {
-        return Ok(None);
+    // The strongest local peaks: tile borders, but also the isometric drawings' 30 and
+    // 60 degree edges or a table's grain; the lattice fit decides between them.
+    let mut peaks: Vec<(f64, f64)> = Vec::new();
+    for i in 0..BINS {
+        let (l, c, r) = (
+            smooth[(i + BINS - 1) % BINS],
+            smooth[i],
+            smooth[(i + 1) % BINS],
+        );
+        if c <= 0.0 || c < l || c <= r {
+            continue;
+        }
+        let denom = l - 2.0 * c + r;
+        let offset = if denom.abs() > 1e-9 {
+            0.5 * (l - r) / denom
+        } else {
+            0.0
+        };
+        let angle = ((i as f64 + 0.5 + offset) / BINS as f64) * std::f64::consts::FRAC_PI_2;
+        peaks.push((c, angle.rem_euclid(std::f64::consts::FRAC_PI_2)));
     }
-    let (l, r) = (smooth[(peak + BINS - 1) % BINS], smooth[(peak + 1) % BINS]);
-    let denom = l - 2.0 * top + r;
-    let offset = if denom.abs() > 1e-9 {
-        0.5 * (l - r) / denom
-    } else {
-        0.0
+    peaks.sort_by(|a, b| b.0.total_cmp(&a.0));
+    Ok(peaks.into_iter().take(3).map(|(_, a)| a).collect())
+}
+
+/// How far the lattice's lines lean from the window's axes, radians: (x axis, y axis).
+/// Lines along the y axis have gradients near horizontal, leaning by the y axis's tilt;
+/// lines along the x axis have gradients near vertical, leaning by the x axis's tilt.
+fn axis_tilts(grey: &Mat) -> Result<(f64, f64), ScanError> {
+    let (gx, gy) = gradients(grey)?;
+    let (gx, gy) = (gx.data_typed::<f32>()?, gy.data_typed::<f32>()?);
+    const BINS: usize = 41; // half-degree bins over +-10 degrees
+    let limit = 10f64.to_radians();
+    let mut lean_x = [0f64; BINS];
+    let mut lean_y = [0f64; BINS];
+    for (x, y) in gx.iter().zip(gy) {
+        let (x, y) = (f64::from(*x), f64::from(*y));
+        let m = x.hypot(y);
+        if m < 8.0 {
+            continue;
+        }
+        // Gradient mostly along x: a line along y, leaning by atan(y/x).
+        let (lean, hist) = if x.abs() > y.abs() {
+            ((y / x).atan(), &mut lean_y)
+        } else {
+            (-(x / y).atan(), &mut lean_x)
+        };
+        if lean.abs() < limit {
+            let bin = (((lean + limit) / (2.0 * limit)) * (BINS - 1) as f64).round() as usize;
+            hist[bin.min(BINS - 1)] += m;
+        }
+    }
+    let peak = |h: &[f64; BINS]| -> f64 {
+        let smooth: Vec<f64> = (0..BINS)
+            .map(|i| h[i.saturating_sub(1)] + 2.0 * h[i] + h[(i + 1).min(BINS - 1)])
+            .collect();
+        let i = (0..BINS)
+            .max_by(|&a, &b| smooth[a].total_cmp(&smooth[b]))
+            .unwrap_or(BINS / 2);
+        (i as f64 / (BINS - 1) as f64) * 2.0 * limit - limit
     };
-    let angle = ((peak as f64 + 0.5 + offset) / BINS as f64) * std::f64::consts::FRAC_PI_2;
-    Ok(Some(angle.rem_euclid(std::f64::consts::FRAC_PI_2)))
+    Ok((peak(&lean_x), peak(&lean_y)))
 }
 
 fn gradients(grey: &Mat) -> Result<(Mat, Mat), ScanError> {
@@ -1007,12 +1078,12 @@ type Period = (f64, f64);
 /// `range` x `expected` pixels whose teeth meet the most edge energy along both axes,
 /// compared with a comb half a period off (borders are lines, the middle of a tile is
 /// not, whatever its picture; the comparison also rejects half and double periods).
-/// Returns (period, phase) along x and along y.
+/// Returns (period, phase) along x and along y, and how well the comb fits.
 fn lattice_period(
     grey: &Mat,
     expected: f64,
     range: (f64, f64),
-) -> Result<Option<[Period; 2]>, ScanError> {
+) -> Result<Option<([Period; 2], f64)>, ScanError> {
     let (gx, gy) = gradients(grey)?;
     let n = grey.cols() as usize;
     let (gx, gy) = (gx.data_typed::<f32>()?, gy.data_typed::<f32>()?);
@@ -1069,7 +1140,7 @@ fn lattice_period(
         }
         period += 0.25;
     }
-    let Some((_, joint, _, _)) = best.filter(|b| b.0 > 0.0) else {
+    let Some((score, joint, _, _)) = best.filter(|b| b.0 > 0.0) else {
         return Ok(None);
     };
     // Then each axis on its own near the joint period: the table plane may stretch one
@@ -1087,5 +1158,5 @@ fn lattice_period(
         (best.1, best.2)
     };
     let ((period_x, phase_x), (period_y, phase_y)) = (refine(&px), refine(&py));
-    Ok(Some([(period_x, phase_x), (period_y, phase_y)]))
+    Ok(Some(([(period_x, phase_x), (period_y, phase_y)], score)))
 }
