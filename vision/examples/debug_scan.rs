@@ -15,6 +15,7 @@ fn marker_mm(labels: &alhambra_vision::ScanResult) -> f64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    opencv::core::set_num_threads(1)?;
     let args: Vec<String> = std::env::args().collect();
     let difficulty: Difficulty = args.get(1).map_or("easy", String::as_str).parse()?;
     let seed: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1000);

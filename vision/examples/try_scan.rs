@@ -6,6 +6,7 @@ use alhambra_vision::training::{learn_profile, photo_samples};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    opencv::core::set_num_threads(1)?;
     let args: Vec<String> = std::env::args().collect();
     let difficulty: Difficulty = args.get(1).map_or("easy", String::as_str).parse()?;
     let count: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10);

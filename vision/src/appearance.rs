@@ -640,9 +640,7 @@ impl Profile {
     /// Tries the four quarter turns. A tile must look more like some building than like
     /// the empty cells around Alhambras, and not be far from every building.
     pub fn presence(&self, f: &CellFeatures) -> (bool, f32) {
-        let best = (0..4)
-            .map(|t| self.best_building_distance(&f.turned(t)))
-            .fold(f32::INFINITY, f32::min);
+        let best = self.tile_distance(f);
         if best > self.presence_limit {
             return (false, best);
         }
@@ -662,6 +660,14 @@ impl Profile {
             })
         });
         (tile_like, best)
+    }
+
+    /// How unlike the nearest building the cell looks in any quarter turn (mean capped
+    /// squared z-score): the cheap part of [`Profile::presence`], for ranking candidates.
+    pub fn tile_distance(&self, f: &CellFeatures) -> f32 {
+        (0..4)
+            .map(|t| self.best_building_distance(&f.turned(t)))
+            .fold(f32::INFINITY, f32::min)
     }
 
     /// Log-likelihood of each building (in `Building::ALL` order) for upright features;

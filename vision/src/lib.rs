@@ -9,7 +9,9 @@ pub mod labels;
 pub mod overlay;
 pub mod plane;
 pub mod scanner;
+pub mod source;
 pub mod synth;
+pub mod tracker;
 pub mod training;
 
 pub use labels::{LabelError, ScanResult, ScannedAlhambra, ScannedTile};

@@ -228,6 +228,23 @@ fn quad_size(q: &[Point; 4]) -> f64 {
     (dist(q[0], q[2]) + dist(q[1], q[3])) / (2.0 * std::f64::consts::SQRT_2)
 }
 
+static FEATURE_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The grid's prediction and four shifts.
+const PLUS: [(f64, f64); 5] = [(0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)];
+/// The grid's prediction and eight shifts.
+const SQUARE: [(f64, f64); 9] = [
+    (0.0, 0.0),
+    (1.0, 0.0),
+    (-1.0, 0.0),
+    (0.0, 1.0),
+    (0.0, -1.0),
+    (1.0, 1.0),
+    (1.0, -1.0),
+    (-1.0, 1.0),
+    (-1.0, -1.0),
+];
+
 /// How far (in cells) a cell is searched around where the grid predicts it.
 const SHIFT_RANGE: f64 = 0.2;
 
@@ -267,43 +284,48 @@ impl View<'_> {
     }
 
     /// The quad near grid cell (i, j) whose picture looks most like a tile: the grid's
-    /// prediction, an `extra` candidate, and the prediction moved by `step` cells in the
-    /// eight directions. Returns the quad, its features and its presence (is a tile,
-    /// distance); `None` when the cell is out of the picture.
+    /// prediction moved by `step` cells in the directions of `pattern`, and an `extra`
+    /// candidate. Returns the quad, its features and its presence (is a tile, distance);
+    /// `None` when the cell is out of the picture.
     fn best_reading(
         &self,
         profile: &Profile,
         grid: &Homography,
         (i, j): (i32, i32),
-        step: f64,
+        (step, pattern): (f64, &[(f64, f64)]),
         extra: Option<[Point; 4]>,
     ) -> Option<([Point; 4], CellFeatures, (bool, f32))> {
         let (ci, cj) = (f64::from(i), f64::from(j));
-        let mut candidates: Vec<[Point; 4]> = Vec::with_capacity(10);
-        for dy in [0.0, -1.0, 1.0] {
-            for dx in [0.0, -1.0, 1.0] {
-                if let Some(q) = cell_quad(grid, ci + dx * step, cj + dy * step) {
-                    candidates.push(q);
-                }
+        let mut candidates: Vec<[Point; 4]> = Vec::with_capacity(pattern.len() + 1);
+        for (dx, dy) in pattern {
+            if let Some(q) = cell_quad(grid, ci + dx * step, cj + dy * step) {
+                candidates.push(q);
             }
         }
         candidates.extend(extra);
-        let mut best: Option<([Point; 4], CellFeatures, (bool, f32))> = None;
+        // Rank by the cheap distance to the buildings; the full presence test (nearest
+        // labelled examples) only for the best.
+        let mut best: Option<([Point; 4], CellFeatures, f32)> = None;
         for q in candidates {
             if !self.inside(&q) {
                 continue;
             }
-            let Some(f) = self.features(&q) else { continue };
-            let p = profile.presence(&f);
-            if best.as_ref().is_none_or(|b| (p.0, -p.1) > (b.2.0, -b.2.1)) {
-                best = Some((q, f, p));
+            let Some(f) = self.features(&q) else {
+                continue;
+            };
+            let d = profile.tile_distance(&f);
+            if best.as_ref().is_none_or(|b| d < b.2) {
+                best = Some((q, f, d));
             }
         }
-        best
+        let (q, f, _) = best?;
+        let presence = profile.presence(&f);
+        Some((q, f, presence))
     }
 
     /// Features of an image quad, in the quad's own orientation.
     fn features(&self, q: &[Point; 4]) -> Option<CellFeatures> {
+        FEATURE_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let patch = sample_patch(self.frame, q).ok()?;
         features(&patch, self.white).ok()
     }
@@ -389,6 +411,7 @@ impl Scanner {
                 "{w}x{h} pixels is not a table photo size"
             )));
         }
+        let t0 = std::time::Instant::now();
         let (plane_source, image_to_table, white) = match find_plane(frame, self.options.marker_mm)?
         {
             Some(Plane {
@@ -417,7 +440,9 @@ impl Scanner {
             white,
             edges: EdgeMap::new(frame)?,
         };
+        let t1 = std::time::Instant::now();
         let candidates = self.fountain_candidates(&view, &image_to_table)?;
+        let t2 = std::time::Instant::now();
         let debug = std::env::var_os("ALHAMBRA_DEBUG").is_some();
         let mut alhambras: Vec<FoundAlhambra> = Vec::new();
         let mut claimed: Vec<(Point, f64)> = Vec::new(); // image centre and size of cells read
@@ -441,7 +466,7 @@ impl Scanner {
                 let gains = self
                     .profile
                     .colour_gains(found.0.tiles.iter().map(|t| (&t.features, &t.reading)));
-                if gains.iter().any(|g| (g - 1.0).abs() > 0.01) {
+                if gains.iter().any(|g| (g - 1.0).abs() > 0.003) {
                     let plain = view.white;
                     view.white = [
                         plain[0] * gains[0],
@@ -465,6 +490,16 @@ impl Scanner {
                 claimed.extend(found.1);
                 alhambras.push(found.0);
             }
+        }
+        if std::env::var_os("ALHAMBRA_TIMING").is_some() {
+            let t3 = std::time::Instant::now();
+            eprintln!(
+                "timing: plane+edges {:.1} ms, candidates {:.1} ms, grids {:.1} ms, features {}",
+                (t1 - t0).as_secs_f64() * 1e3,
+                (t2 - t1).as_secs_f64() * 1e3,
+                (t3 - t2).as_secs_f64() * 1e3,
+                FEATURE_CALLS.load(std::sync::atomic::Ordering::Relaxed)
+            );
         }
         Ok(Scan {
             plane: plane_source,
@@ -730,35 +765,45 @@ impl Scanner {
     /// fountain (by how much the fountain beats every building), and the grid anchored on
     /// it.
     fn fountain_cell(&self, view: &View<'_>, grid: &Homography) -> Option<(f32, Homography)> {
-        let mut best: Option<(f32, Homography)> = None;
-        for dj in -1..=1 {
-            for di in -1..=1 {
-                let edge = view.align(grid, di, dj).map(|(q, _)| q);
-                let Some((quad, f, presence)) =
-                    view.best_reading(&self.profile, grid, (di, dj), 0.05, edge)
-                else {
-                    continue;
-                };
-                if !presence.0 {
-                    continue;
-                }
-                for turn in 0..4u8 {
+        let margin = |f: &CellFeatures| -> f32 {
+            (0..4u8)
+                .map(|turn| {
                     let scores = self.profile.building_scores(&f.turned(turn));
-                    let margin = scores[Building::Fountain as usize]
+                    scores[Building::Fountain as usize]
                         - scores[1..]
                             .iter()
                             .copied()
-                            .fold(f32::NEG_INFINITY, f32::max);
-                    if margin > 0.0 && best.as_ref().is_none_or(|(m, _)| margin > *m) {
-                        let unit = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
-                        if let Some(g) = Homography::from_quads(&unit, &quad) {
-                            best = Some((margin, g));
-                        }
-                    }
-                }
+                            .fold(f32::NEG_INFINITY, f32::max)
+                })
+                .fold(f32::NEG_INFINITY, f32::max)
+        };
+        // One look at each of the 3x3 cells as the grid predicts them ...
+        let mut pick: Option<(f32, (i32, i32))> = None;
+        for (di, dj) in SQUARE.map(|(x, y)| (x as i32, y as i32)) {
+            let Some(q) = cell_quad(grid, f64::from(di), f64::from(dj)).filter(|q| view.inside(q))
+            else {
+                continue;
+            };
+            let Some(f) = view.features(&q) else { continue };
+            let m = margin(&f);
+            if m > 0.0
+                && self.profile.tile_distance(&f) <= 1.5 * self.profile.presence_limit
+                && pick.is_none_or(|p| m > p.0)
+            {
+                pick = Some((m, (di, dj)));
             }
         }
-        best
+        // ... then the most fountain-like one read carefully.
+        let (_, cell) = pick?;
+        let edge = view.align(grid, cell.0, cell.1).map(|(q, _)| q);
+        let (quad, f, presence) =
+            view.best_reading(&self.profile, grid, cell, (0.05, &SQUARE), edge)?;
+        let m = margin(&f);
+        if !presence.0 || m <= 0.0 {
+            return None;
+        }
+        let unit = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
+        Homography::from_quads(&unit, &quad).map(|g| (m, g))
     }
 
     /// A grey window of the table around `centre`, turned by `angle`, at `res` pixels per
@@ -814,17 +859,28 @@ impl Scanner {
             for (i, j) in frontier {
                 // Read where the grid (averaged over every cell found) predicts the cell,
                 // around it, and where its borders are: the best-looking quad counts.
-                let edge = view.align(&grid, i, j);
-                let Some((mut quad, _, mut presence)) =
-                    view.best_reading(&self.profile, &grid, (i, j), 0.05, edge.map(|(q, _)| q))
-                else {
+                // A clear tile where the grid predicts it needs only a small look around
+                // (to keep the grid true); otherwise search wider before giving up.
+                let limit = self.profile.presence_limit;
+                let clear = cell_quad(&grid, f64::from(i), f64::from(j))
+                    .filter(|q| view.inside(q))
+                    .and_then(|q| view.features(&q))
+                    .is_some_and(|f| self.profile.tile_distance(&f) <= 0.6 * limit);
+                let first = if clear {
+                    view.best_reading(&self.profile, &grid, (i, j), (0.05, &PLUS), None)
+                } else {
+                    let edge = view.align(&grid, i, j).map(|(q, _)| q);
+                    view.best_reading(&self.profile, &grid, (i, j), (0.05, &SQUARE), edge)
+                };
+                let Some((mut quad, _, mut presence)) = first else {
                     continue;
                 };
-                // Not a tile there? Look a little further before giving up: the grid is least
+                // Not a tile there? Look a little further if it came close: the grid is least
                 // sure on the first rings.
                 if !presence.0
+                    && presence.1 < 2.0 * limit
                     && let Some((q, _, p)) =
-                        view.best_reading(&self.profile, &grid, (i, j), 0.12, None)
+                        view.best_reading(&self.profile, &grid, (i, j), (0.12, &SQUARE), None)
                     && p.0
                 {
                     (quad, presence) = (q, p);
@@ -877,7 +933,8 @@ impl Scanner {
         // Final reading on the refitted grid.
         let mut cells: BTreeMap<(i32, i32), (CellFeatures, [Point; 4])> = BTreeMap::new();
         for &(i, j) in quads.keys() {
-            if let Some((quad, f, _)) = view.best_reading(&self.profile, &grid, (i, j), 0.025, None)
+            if let Some((quad, f, _)) =
+                view.best_reading(&self.profile, &grid, (i, j), (0.025, &SQUARE), None)
             {
                 cells.insert((i, j), (f, quad));
             }

@@ -1,0 +1,1060 @@
+//! Fusing frames: every Alhambra followed across frames, a layout accepted only when it is
+//! read the same way in several calm frames in a row, and each accepted change checked
+//! against the state before it.
+//!
+//! - **Matching.** An Alhambra found in a frame continues the tracked one whose fountain is
+//!   nearest, if closer than a fraction of a tile ([`TrackerOptions::match_fraction`]);
+//!   otherwise it starts a new track with the next id. Ids never change.
+//! - **Orientation.** Which way is north is the scanner's estimate; each reading is turned
+//!   (in quarter turns about the fountain) to agree best with the accepted layout, so a
+//!   scanner that changes its mind about north does not look like a rebuilt Alhambra.
+//! - **Calm.** A frame is calm for an Alhambra when the mean absolute difference of a
+//!   downscaled grey frame against the previous one is low both over the whole frame and
+//!   inside that Alhambra's area (its tiles' bounding box plus a tile all round). Motion is
+//!   the hand detector: a hand reaching over the table moves. No colour model is used (the
+//!   tiles' sandy backgrounds and red and brown buildings are skin-coloured); the price is
+//!   that a hand held perfectly still over the tiles for the whole gate would not be
+//!   noticed.
+//! - **Stability gate.** A reading is accepted once the same layout has been read in
+//!   `stable_frames` (3) consecutive calm frames: the same cells with the same buildings in
+//!   each, and each wall side as most of those readings say. Walls are voted rather than
+//!   required identical because the scanner's reading of a side near its decision
+//!   boundary flickers with sensor noise from frame to frame (seen on the synthetic
+//!   sequences: a side or two per scene flipping every frame), and a strict gate then
+//!   never accepts. With hysteresis: a side of a tile already accepted keeps its reading
+//!   unless a full `window` (5) of calm readings all contradict it, so a flickering side
+//!   does not produce a stream of "exchanged" changes. Any motion, a frame where the
+//!   Alhambra is not found, or a reading with other cells or buildings starts the count
+//!   again. Until then the accepted layout stays and the update says why ([`Wait`]).
+//! - **Changes.** On acceptance the cell changes against the previously accepted layout
+//!   (added, removed, swapped tiles) are listed, each with the violations it causes on the
+//!   state before it (the engine's `preview_place` / `preview_remove` / `preview_swap`).
+//!   Several changes at once are taken in the order that breaks the fewest rules (a tile
+//!   laid against another new tile is checked after that one).
+
+use crate::geometry::Point;
+use crate::scanner::{FoundAlhambra, Scan, ScanError, Scanner};
+use crate::source::Frame;
+use alhambra_engine::{Alhambra, Building, Change, Piece, Pos, Rules, Side, Violation, Walls};
+use opencv::core::{self as cv, Mat, Rect, Size};
+use opencv::imgproc;
+use opencv::prelude::*;
+use std::collections::VecDeque;
+use std::fmt;
+use thiserror::Error;
+
+/// How the tracker decides.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrackerOptions {
+    /// Consecutive calm frames with the same reading (cells and buildings; walls by
+    /// majority) before it is accepted.
+    pub stable_frames: u32,
+    /// Most consecutive calm readings the wall vote looks at.
+    pub window: u32,
+    /// Most mean absolute grey difference (8-bit levels, downscaled frame) between two
+    /// frames over the whole picture for the frame to be calm.
+    pub motion_threshold: f32,
+    /// Most mean absolute grey difference inside an Alhambra's area for it to be calm.
+    pub local_motion_threshold: f32,
+    /// Width the frame is shrunk to before motion is measured.
+    pub motion_width: i32,
+    /// Most distance between fountains, in tiles, for two readings to be one Alhambra.
+    pub match_fraction: f64,
+    /// Frames after which a track that was never accepted and is no longer seen is
+    /// forgotten (a passing false detection).
+    pub forget_after: u64,
+    /// The rules the layouts are judged by (house rule for holes).
+    pub rules: Rules,
+}
+
+impl Default for TrackerOptions {
+    fn default() -> TrackerOptions {
+        TrackerOptions {
+            stable_frames: 3,
+            window: 5,
+            motion_threshold: 1.5,
+            local_motion_threshold: 1.5,
+            motion_width: 320,
+            match_fraction: 0.5,
+            forget_after: 30,
+            rules: Rules::default(),
+        }
+    }
+}
+
+/// Why a frame could not be tracked.
+#[derive(Debug, Error)]
+pub enum TrackerError {
+    /// The scanner refused the frame.
+    #[error(transparent)]
+    Scan(#[from] ScanError),
+    /// OpenCV failed while measuring motion.
+    #[error("motion measurement failed: {0}")]
+    OpenCv(#[from] opencv::Error),
+    /// [`Tracker::push`] on a tracker made without a scanner.
+    #[error("this tracker has no scanner: feed it scans with push_scan")]
+    NoScanner,
+}
+
+/// One accepted change with what it broke.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeReport {
+    /// What changed.
+    pub change: Change,
+    /// The rules it broke, judged on the layout just before it; empty when legal.
+    pub violations: Vec<Violation>,
+}
+
+impl ChangeReport {
+    /// Whether the change broke no rule.
+    pub fn is_legal(&self) -> bool {
+        self.violations.is_empty()
+    }
+
+    /// The change in words: "garden added at (2,-1)".
+    pub fn summary(&self) -> String {
+        match self.change {
+            Change::Added(p, t) => format!("{} added at {p}", t.building),
+            Change::Removed(p, t) => format!("{} taken away from {p}", t.building),
+            Change::Swapped(p, a, b) => {
+                format!("{} at {p} exchanged for a {}", a.building, b.building)
+            }
+        }
+    }
+}
+
+impl fmt::Display for ChangeReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.summary())?;
+        for v in &self.violations {
+            write!(f, "; {}", v.message)?;
+        }
+        Ok(())
+    }
+}
+
+/// Why an Alhambra's reading is not (yet) accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wait {
+    /// The first frame: no previous frame to measure motion against.
+    Warmup,
+    /// Motion over the table or over this Alhambra (a hand, most likely).
+    Motion,
+    /// The Alhambra was not found in this frame.
+    NotSeen,
+    /// The reading cannot be a layout (two tiles read on one cell).
+    Unreadable(String),
+    /// A new reading, seen in `seen` consecutive calm frames of the `needed`.
+    Settling {
+        /// Consecutive calm frames with this reading so far.
+        seen: u32,
+        /// How many it takes.
+        needed: u32,
+    },
+}
+
+impl fmt::Display for Wait {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Wait::Warmup => f.write_str("first frame: measuring motion"),
+            Wait::Motion => f.write_str("hand or motion over the table"),
+            Wait::NotSeen => f.write_str("not found in this frame"),
+            Wait::Unreadable(why) => write!(f, "unreadable: {why}"),
+            Wait::Settling { seen, needed } => {
+                write!(f, "reading not yet stable ({seen}/{needed})")
+            }
+        }
+    }
+}
+
+/// What the tracker knows about one Alhambra: enough for an overlay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlhambraState {
+    /// Its id, stable across frames (0, 1, ... in order of first sight).
+    pub id: usize,
+    /// The fountain's centre in image pixels, where last seen.
+    pub fountain_px: Point,
+    /// The tile size in image pixels, as last seen.
+    pub tile_px: f64,
+    /// Whether it was found in the latest frame.
+    pub seen: bool,
+    /// The last accepted layout (`None` until the first acceptance).
+    pub accepted: Option<Alhambra>,
+    /// Every rule the accepted layout breaks.
+    pub violations: Vec<Violation>,
+    /// The frame the layout was accepted in.
+    pub accepted_at: Option<u64>,
+    /// The changes of the last acceptance that changed something.
+    pub last_changes: Vec<ChangeReport>,
+    /// The latest reading, turned to agree with the accepted layout (`None` when not seen
+    /// or unreadable).
+    pub reading: Option<Alhambra>,
+    /// Quarter turns clockwise applied to the scanner's reading to get `reading` (grid cell
+    /// `p` of the scan is `p` turned this many times in the accepted layout).
+    pub turns: u8,
+    /// Why the latest reading is not accepted; `None` when it agrees with the accepted
+    /// layout.
+    pub wait: Option<Wait>,
+}
+
+/// An acceptance in this frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Accepted {
+    /// Which Alhambra.
+    pub id: usize,
+    /// Whether this is its first accepted layout (no changes to report then).
+    pub initial: bool,
+    /// The changes against the previously accepted layout, each with its violations.
+    pub changes: Vec<ChangeReport>,
+    /// The layout now accepted.
+    pub layout: Alhambra,
+}
+
+/// An Alhambra whose reading differs from its accepted layout and is not accepted yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    /// Which Alhambra.
+    pub id: usize,
+    /// Why not yet.
+    pub wait: Wait,
+}
+
+/// What one frame changed.
+#[derive(Debug, Clone)]
+pub struct TrackerUpdate {
+    /// The frame's index.
+    pub frame_index: u64,
+    /// Mean absolute grey difference against the previous frame (whole picture, 8-bit
+    /// levels); `None` for the first frame.
+    pub motion: Option<f32>,
+    /// Whether the frame was calm everywhere (the whole picture and every Alhambra's area).
+    pub calm: bool,
+    /// The Alhambras whose layout was accepted in this frame.
+    pub accepted: Vec<Accepted>,
+    /// The Alhambras waiting for a calm, stable reading.
+    pub pending: Vec<Pending>,
+    /// Every tracked Alhambra after this frame.
+    pub alhambras: Vec<AlhambraState>,
+    /// The frame's scan (from [`Tracker::push`]; `None` from [`Tracker::push_scan`]), so
+    /// the overlay can be drawn on the frame its detections came from.
+    pub scan: Option<Scan>,
+}
+
+/// A tracked Alhambra with the gate's private state.
+#[derive(Debug, Clone)]
+struct Track {
+    state: AlhambraState,
+    /// The latest calm readings (turned to agree with the accepted layout), oldest first;
+    /// emptied by motion and by a frame without this Alhambra.
+    history: VecDeque<Alhambra>,
+    /// Bounding box of its tiles in image pixels (x0, y0, x1, y1), where last seen.
+    area: [f64; 4],
+    /// The last frame it was found in.
+    last_seen: u64,
+}
+
+/// The frame-to-frame tracker (see the module documentation).
+#[derive(Debug)]
+pub struct Tracker {
+    scanner: Option<Scanner>,
+    options: TrackerOptions,
+    tracks: Vec<Track>,
+    next_id: usize,
+    previous_grey: Option<Mat>,
+    frames: u64,
+}
+
+/// The mean side length of a found Alhambra's tiles, pixels.
+fn tile_px_of(found: &FoundAlhambra) -> f64 {
+    let sides: Vec<f64> = found
+        .tiles
+        .iter()
+        .map(|t| {
+            let c = &t.corners_px;
+            (0..4)
+                .map(|i| {
+                    let (p, q) = (c[i], c[(i + 1) % 4]);
+                    (p[0] - q[0]).hypot(p[1] - q[1])
+                })
+                .sum::<f64>()
+                / 4.0
+        })
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .collect();
+    if sides.is_empty() {
+        50.0
+    } else {
+        sides.iter().sum::<f64>() / sides.len() as f64
+    }
+}
+
+/// The bounding box of a found Alhambra's tiles, grown by `margin` pixels.
+fn area_of(found: &FoundAlhambra, margin: f64) -> [f64; 4] {
+    let mut b = [
+        found.fountain_px[0],
+        found.fountain_px[1],
+        found.fountain_px[0],
+        found.fountain_px[1],
+    ];
+    for p in found.tiles.iter().flat_map(|t| t.corners_px.iter()) {
+        if p[0].is_finite() && p[1].is_finite() {
+            b = [
+                b[0].min(p[0]),
+                b[1].min(p[1]),
+                b[2].max(p[0]),
+                b[3].max(p[1]),
+            ];
+        }
+    }
+    [b[0] - margin, b[1] - margin, b[2] + margin, b[3] + margin]
+}
+
+/// A found Alhambra as an engine layout (the fountain's walls, which it cannot have, are
+/// dropped); an error when two tiles were read on one cell.
+fn layout_of(found: &FoundAlhambra, rules: Rules) -> Result<Alhambra, String> {
+    Alhambra::from_pieces(found.tiles.iter().map(|t| {
+        let r = &t.reading;
+        let walls = if r.building == Building::Fountain {
+            Walls::NONE
+        } else {
+            r.walls
+        };
+        (t.pos, Piece::new(r.building, walls))
+    }))
+    .map(|a| a.with_rules(rules))
+    .map_err(|e| e.to_string())
+}
+
+/// The layout turned clockwise `turns` quarter turns.
+fn turned(layout: &Alhambra, turns: u8) -> Alhambra {
+    let mut out = layout.clone();
+    for _ in 0..turns % 4 {
+        out = out.rotated_clockwise();
+    }
+    out
+}
+
+/// The reading turned to agree best with `reference` (fewest changed cells); ties keep
+/// `current` turns. Returns the turned layout and the turns.
+fn align(reading: &Alhambra, reference: Option<&Alhambra>, current: u8) -> (Alhambra, u8) {
+    let Some(reference) = reference else {
+        return (turned(reading, current), current);
+    };
+    let mut best = (turned(reading, current), current);
+    let mut best_score = best.0.changes_since(reference).len();
+    for t in 0..4u8 {
+        if t == current % 4 {
+            continue;
+        }
+        let candidate = turned(reading, t);
+        let score = candidate.changes_since(reference).len();
+        if score < best_score {
+            best_score = score;
+            best = (candidate, t);
+        }
+    }
+    best
+}
+
+/// Whether two layouts have the same cells with the same buildings (walls aside).
+fn same_skeleton(a: &Alhambra, b: &Alhambra) -> bool {
+    a.len() == b.len()
+        && a.tiles()
+            .zip(b.tiles())
+            .all(|((p, x), (q, y))| p == q && x.building == y.building)
+}
+
+/// The layout a run of readings with one skeleton (newest first) agrees on. A side of a
+/// cell that holds the same building as in the accepted layout keeps its accepted reading
+/// unless a full `window` of readings all say otherwise (hysteresis: a flickering side
+/// never flips it); any other side is walled when most readings say so, a tie going to the
+/// newest reading. `None` for an empty run.
+fn consensus(
+    run: &[&Alhambra],
+    accepted: Option<&Alhambra>,
+    window: usize,
+    rules: Rules,
+) -> Option<Alhambra> {
+    let newest = run.first()?;
+    let n = run.len();
+    let pieces = newest.tiles().map(|(pos, piece)| {
+        let before = accepted
+            .and_then(|a| a.get(pos))
+            .filter(|p| p.building == piece.building);
+        let mut walls = Walls::NONE;
+        for side in Side::ALL {
+            let votes = run
+                .iter()
+                .filter(|r| r.get(pos).is_some_and(|p| p.walls.has(side)))
+                .count();
+            let walled = match before {
+                Some(b) if b.walls.has(side) => !(n >= window && votes == 0),
+                Some(_) => n >= window && votes == n,
+                None => match (2 * votes).cmp(&n) {
+                    std::cmp::Ordering::Greater => true,
+                    std::cmp::Ordering::Less => false,
+                    std::cmp::Ordering::Equal => piece.walls.has(side),
+                },
+            };
+            if walled {
+                walls = walls.with(side);
+            }
+        }
+        (pos, Piece::new(piece.building, walls))
+    });
+    Alhambra::from_pieces(pieces)
+        .ok()
+        .map(|a| a.with_rules(rules))
+}
+
+/// What `change` would break on `state`.
+fn preview(state: &Alhambra, change: Change) -> Vec<Violation> {
+    match change {
+        Change::Added(p, t) => state.preview_place(p, t),
+        Change::Removed(p, _) => state.preview_remove(p),
+        Change::Swapped(p, _, t) => state.preview_swap(p, t),
+    }
+}
+
+/// `state` with `change` made, whatever it breaks.
+fn apply(state: &Alhambra, change: Change) -> Alhambra {
+    let pos = change.pos();
+    let mut cells: Vec<(Pos, Piece)> = state.tiles().filter(|&(p, _)| p != pos).collect();
+    match change {
+        Change::Added(p, t) | Change::Swapped(p, _, t) => cells.push((p, t)),
+        Change::Removed(..) => {}
+    }
+    Alhambra::from_pieces(cells)
+        .map(|a| a.with_rules(state.rules()))
+        .unwrap_or_else(|_| state.clone())
+}
+
+/// Most changes ordered by trial; beyond this (a rebuilt or misread Alhambra) they are
+/// taken in cell order.
+const MAX_ORDERED_CHANGES: usize = 12;
+
+/// The changes from `before` to `after`, each checked on the state just before it: at each
+/// step the first change (in cell order) that breaks nothing, else the first one.
+pub fn change_reports(before: &Alhambra, after: &Alhambra) -> Vec<ChangeReport> {
+    let mut remaining = after.changes_since(before);
+    let ordered = remaining.len() <= MAX_ORDERED_CHANGES;
+    let mut state = before.clone();
+    let mut out = Vec::with_capacity(remaining.len());
+    while !remaining.is_empty() {
+        let pick = if ordered {
+            remaining
+                .iter()
+                .position(|&c| preview(&state, c).is_empty())
+                .unwrap_or(0)
+        } else {
+            0
+        };
+        let change = remaining.remove(pick);
+        let violations = preview(&state, change);
+        state = apply(&state, change);
+        out.push(ChangeReport { change, violations });
+    }
+    out
+}
+
+/// Mean absolute difference of two equally sized grey images inside `roi` (whole images
+/// when `None`).
+fn mean_abs_diff(a: &Mat, b: &Mat, roi: Option<Rect>) -> Result<f32, opencv::Error> {
+    let mut diff = Mat::default();
+    match roi {
+        Some(r) => {
+            let (ra, rb) = (Mat::roi(a, r)?, Mat::roi(b, r)?);
+            cv::absdiff(&ra, &rb, &mut diff)?;
+        }
+        None => cv::absdiff(a, b, &mut diff)?,
+    }
+    Ok(cv::mean(&diff, &cv::no_array())?[0] as f32)
+}
+
+impl Tracker {
+    /// A tracker reading frames with this scanner, default options.
+    pub fn new(scanner: Scanner) -> Tracker {
+        Tracker::with_options(scanner, TrackerOptions::default())
+    }
+
+    /// A tracker reading frames with this scanner.
+    pub fn with_options(scanner: Scanner, options: TrackerOptions) -> Tracker {
+        Tracker {
+            scanner: Some(scanner),
+            ..Tracker::scanless(options)
+        }
+    }
+
+    /// A tracker fed only with scans ([`Tracker::push_scan`]): tests, or a caller that
+    /// scans on its own.
+    pub fn scanless(options: TrackerOptions) -> Tracker {
+        Tracker {
+            scanner: None,
+            options,
+            tracks: Vec::new(),
+            next_id: 0,
+            previous_grey: None,
+            frames: 0,
+        }
+    }
+
+    /// The options in use.
+    pub fn options(&self) -> &TrackerOptions {
+        &self.options
+    }
+
+    /// Every tracked Alhambra, by id.
+    pub fn alhambras(&self) -> Vec<AlhambraState> {
+        self.tracks.iter().map(|t| t.state.clone()).collect()
+    }
+
+    /// The accepted layout of Alhambra `id`.
+    pub fn accepted(&self, id: usize) -> Option<&Alhambra> {
+        self.tracks
+            .iter()
+            .find(|t| t.state.id == id)
+            .and_then(|t| t.state.accepted.as_ref())
+    }
+
+    /// Scans a frame, measures its motion and fuses it.
+    pub fn push(&mut self, frame: &Frame) -> Result<TrackerUpdate, TrackerError> {
+        let Some(scanner) = &self.scanner else {
+            return Err(TrackerError::NoScanner);
+        };
+        let scan = scanner.scan(&frame.image)?;
+        let grey = self.small_grey(&frame.image)?;
+        let scale = f64::from(grey.cols()) / f64::from(frame.image.cols().max(1));
+        let previous = self
+            .previous_grey
+            .take()
+            .filter(|p| p.size().ok() == grey.size().ok());
+        // Motion over the whole frame, and inside every area the tracks or the frame's
+        // Alhambras cover.
+        let mut areas: Vec<[f64; 4]> = self.tracks.iter().map(|t| t.area).collect();
+        areas.extend(scan.alhambras.iter().map(|a| area_of(a, tile_px_of(a))));
+        let mut measured: Vec<([f64; 4], f32)> = Vec::with_capacity(areas.len());
+        let mut motion = None;
+        if let Some(prev) = &previous {
+            motion = Some(mean_abs_diff(&grey, prev, None)?);
+            let (w, h) = (grey.cols(), grey.rows());
+            for area in areas {
+                let x0 = ((area[0] * scale).floor() as i32).clamp(0, w - 1);
+                let y0 = ((area[1] * scale).floor() as i32).clamp(0, h - 1);
+                let x1 = ((area[2] * scale).ceil() as i32).clamp(x0 + 1, w);
+                let y1 = ((area[3] * scale).ceil() as i32).clamp(y0 + 1, h);
+                let roi = Rect::new(x0, y0, x1 - x0, y1 - y0);
+                measured.push((area, mean_abs_diff(&grey, prev, Some(roi))?));
+            }
+        }
+        self.previous_grey = Some(grey);
+        let mut update = self.fuse(frame.index, &scan, motion, &|area| {
+            // The largest motion among the measured areas that overlap this one.
+            measured
+                .iter()
+                .filter(|(b, _)| {
+                    b[0] < area[2] && area[0] < b[2] && b[1] < area[3] && area[1] < b[3]
+                })
+                .map(|(_, m)| *m)
+                .fold(None, |acc: Option<f32>, m| {
+                    Some(acc.map_or(m, |a| a.max(m)))
+                })
+        });
+        update.scan = Some(scan);
+        Ok(update)
+    }
+
+    /// Fuses a scan made elsewhere, with its motion (mean absolute grey difference against
+    /// the previous frame, 8-bit levels) standing for the whole frame and every area.
+    pub fn push_scan(&mut self, scan: &Scan, motion: f32) -> TrackerUpdate {
+        let index = self.frames;
+        self.fuse(index, scan, Some(motion), &|_| Some(motion))
+    }
+
+    /// The frame in grey, shrunk (area averaging) to `motion_width` columns.
+    fn small_grey(&self, image: &Mat) -> Result<Mat, opencv::Error> {
+        let width = self.options.motion_width.clamp(16, image.cols().max(16));
+        let height = ((f64::from(image.rows()) * f64::from(width) / f64::from(image.cols().max(1)))
+            .round() as i32)
+            .max(1);
+        let mut grey = Mat::default();
+        if image.channels() == 1 {
+            image.copy_to(&mut grey)?;
+        } else {
+            imgproc::cvt_color(image, &mut grey, imgproc::COLOR_BGR2GRAY, 0)?;
+        }
+        let mut small = Mat::default();
+        imgproc::resize(
+            &grey,
+            &mut small,
+            Size::new(width, height),
+            0.0,
+            0.0,
+            imgproc::INTER_AREA,
+        )?;
+        Ok(small)
+    }
+
+    /// The gate: matches the scan's Alhambras to the tracks and advances each track.
+    /// `local(area)` is the motion inside an area (`None`: unknown).
+    fn fuse(
+        &mut self,
+        index: u64,
+        scan: &Scan,
+        motion: Option<f32>,
+        local: &dyn Fn([f64; 4]) -> Option<f32>,
+    ) -> TrackerUpdate {
+        self.frames = index + 1;
+        let opts = self.options.clone();
+        let globally_calm = motion.is_some_and(|m| m <= opts.motion_threshold);
+        let mut calm = globally_calm;
+
+        // Match found Alhambras to tracks, nearest fountains first.
+        let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
+        for (fi, f) in scan.alhambras.iter().enumerate() {
+            for (ti, t) in self.tracks.iter().enumerate() {
+                let d = (f.fountain_px[0] - t.state.fountain_px[0])
+                    .hypot(f.fountain_px[1] - t.state.fountain_px[1]);
+                let reach = opts.match_fraction * t.state.tile_px.max(tile_px_of(f));
+                if d <= reach {
+                    pairs.push((d, fi, ti));
+                }
+            }
+        }
+        pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut found_track: Vec<Option<usize>> = vec![None; scan.alhambras.len()];
+        let mut track_found: Vec<Option<usize>> = vec![None; self.tracks.len()];
+        for (_, fi, ti) in pairs {
+            if found_track[fi].is_none() && track_found[ti].is_none() {
+                found_track[fi] = Some(ti);
+                track_found[ti] = Some(fi);
+            }
+        }
+        for (fi, f) in scan.alhambras.iter().enumerate() {
+            if found_track[fi].is_none() {
+                let tile_px = tile_px_of(f);
+                track_found.push(Some(fi));
+                self.tracks.push(Track {
+                    state: AlhambraState {
+                        id: self.next_id,
+                        fountain_px: f.fountain_px,
+                        tile_px,
+                        seen: true,
+                        accepted: None,
+                        violations: Vec::new(),
+                        accepted_at: None,
+                        last_changes: Vec::new(),
+                        reading: None,
+                        turns: 0,
+                        wait: None,
+                    },
+                    history: VecDeque::new(),
+                    area: area_of(f, tile_px),
+                    last_seen: index,
+                });
+                self.next_id += 1;
+            }
+        }
+
+        let mut accepted = Vec::new();
+        for (track, found) in self.tracks.iter_mut().zip(&track_found) {
+            let found = found.and_then(|fi| scan.alhambras.get(fi));
+            if let Some(f) = found {
+                track.state.fountain_px = f.fountain_px;
+                track.state.tile_px = tile_px_of(f);
+                track.area = area_of(f, track.state.tile_px);
+                track.last_seen = index;
+            }
+            track.state.seen = found.is_some();
+            let local_motion = local(track.area);
+            let still =
+                globally_calm && local_motion.is_some_and(|m| m <= opts.local_motion_threshold);
+            calm &= still;
+            let motion_wait = if motion.is_none() {
+                Some(Wait::Warmup)
+            } else if !still {
+                Some(Wait::Motion)
+            } else {
+                None
+            };
+            let reading = match found.map(|f| layout_of(f, opts.rules)) {
+                None => Err(Wait::NotSeen),
+                Some(Err(why)) => Err(Wait::Unreadable(why)),
+                Some(Ok(layout)) => {
+                    let reference = track.state.accepted.as_ref().or(track.history.back());
+                    let (aligned, turns) = align(&layout, reference, track.state.turns);
+                    track.state.turns = turns;
+                    Ok(aligned)
+                }
+            };
+            track.state.reading = reading.as_ref().ok().cloned();
+            let reading = match (reading, motion_wait) {
+                (Ok(layout), None) => layout,
+                (reading, wait) => {
+                    // Not calm, or nothing readable: the count starts again.
+                    track.history.clear();
+                    let agrees = track.state.reading.is_some()
+                        && track.state.reading == track.state.accepted;
+                    track.state.wait = if agrees { None } else { wait.or(reading.err()) };
+                    continue;
+                }
+            };
+            track.history.push_back(reading);
+            while track.history.len() > opts.window.max(opts.stable_frames) as usize {
+                track.history.pop_front();
+            }
+            // The run of latest readings with the same cells and buildings as the newest.
+            let run: Vec<&Alhambra> = match track.history.back() {
+                Some(newest) => track
+                    .history
+                    .iter()
+                    .rev()
+                    .take_while(|r| same_skeleton(r, newest))
+                    .collect(),
+                None => Vec::new(),
+            };
+            let seen = run.len() as u32;
+            let window = opts.window.max(opts.stable_frames) as usize;
+            let layout = consensus(&run, track.state.accepted.as_ref(), window, opts.rules);
+            if track.state.accepted.as_ref() == layout.as_ref() {
+                track.state.wait = None;
+                continue;
+            }
+            let layout = match layout {
+                Some(layout) if seen >= opts.stable_frames => layout,
+                _ => {
+                    track.state.wait = Some(Wait::Settling {
+                        seen: seen.min(opts.stable_frames),
+                        needed: opts.stable_frames,
+                    });
+                    continue;
+                }
+            };
+            // Accepted.
+            let before = track.state.accepted.take();
+            let changes = before
+                .as_ref()
+                .map(|b| change_reports(b, &layout))
+                .unwrap_or_default();
+            track.state.violations = layout.check();
+            track.state.accepted = Some(layout.clone());
+            track.state.accepted_at = Some(index);
+            track.state.wait = None;
+            if !changes.is_empty() {
+                track.state.last_changes = changes.clone();
+            }
+            accepted.push(Accepted {
+                id: track.state.id,
+                initial: before.is_none(),
+                changes,
+                layout,
+            });
+        }
+
+        // Forget passing false detections.
+        let forget = opts.forget_after;
+        self.tracks
+            .retain(|t| t.state.accepted.is_some() || index.saturating_sub(t.last_seen) < forget);
+
+        let pending = self
+            .tracks
+            .iter()
+            .filter_map(|t| {
+                t.state.wait.clone().map(|wait| Pending {
+                    id: t.state.id,
+                    wait,
+                })
+            })
+            .collect();
+        TrackerUpdate {
+            frame_index: index,
+            motion,
+            calm,
+            accepted,
+            pending,
+            alhambras: self.alhambras(),
+            scan: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::appearance::{BLOCK_DIMS, CellFeatures, Reading, SIDE_DIMS};
+    use crate::geometry::Homography;
+    use crate::scanner::{FoundTile, PlaneSource};
+    use alhambra_engine::Rule;
+
+    const TILE: f64 = 60.0;
+
+    /// A found tile at grid cell (x, y) of an Alhambra whose fountain is at `origin`.
+    fn tile(origin: Point, x: i32, y: i32, building: Building, walls: &str) -> FoundTile {
+        let (cx, cy) = (
+            origin[0] + f64::from(x) * TILE,
+            origin[1] + f64::from(y) * TILE,
+        );
+        let h = TILE / 2.0;
+        FoundTile {
+            pos: Pos::new(x, y),
+            reading: Reading {
+                building,
+                walls: Walls::from_letters(walls).unwrap_or_default(),
+                building_confidence: 0.9,
+                side_confidence: [0.9; 4],
+                in_catalogue: true,
+            },
+            corners_px: [
+                [cx - h, cy - h],
+                [cx + h, cy - h],
+                [cx + h, cy + h],
+                [cx - h, cy + h],
+            ],
+            presence: 1.0,
+            features: CellFeatures {
+                blocks: [0.0; BLOCK_DIMS],
+                sides: [[0.0; SIDE_DIMS]; 4],
+            },
+        }
+    }
+
+    /// A scan of one Alhambra at `origin` with these tiles besides the fountain.
+    fn scan(origin: Point, tiles: &[(i32, i32, Building, &str)]) -> Scan {
+        let mut found = vec![tile(origin, 0, 0, Building::Fountain, "-")];
+        found.extend(tiles.iter().map(|&(x, y, b, w)| tile(origin, x, y, b, w)));
+        Scan {
+            plane: PlaneSource::Markers,
+            alhambras: vec![FoundAlhambra {
+                fountain_px: origin,
+                grid: Homography([
+                    [TILE, 0.0, origin[0]],
+                    [0.0, TILE, origin[1]],
+                    [0.0, 0.0, 1.0],
+                ]),
+                tiles: found,
+            }],
+        }
+    }
+
+    const AT: Point = [400.0, 300.0];
+    const CALM: f32 = 0.3;
+    const MOVING: f32 = 12.0;
+
+    fn tracker() -> Tracker {
+        Tracker::scanless(TrackerOptions::default())
+    }
+
+    fn base() -> Scan {
+        scan(
+            AT,
+            &[(1, 0, Building::Garden, "N"), (0, 1, Building::Tower, "-")],
+        )
+    }
+
+    #[test]
+    fn a_layout_read_three_times_is_accepted() {
+        let mut t = tracker();
+        let s = base();
+        let u1 = t.push_scan(&s, CALM);
+        assert!(u1.accepted.is_empty());
+        assert_eq!(u1.pending[0].wait, Wait::Settling { seen: 1, needed: 3 });
+        let u2 = t.push_scan(&s, CALM);
+        assert!(u2.accepted.is_empty());
+        assert_eq!(
+            u2.pending[0].wait.to_string(),
+            "reading not yet stable (2/3)"
+        );
+        let u3 = t.push_scan(&s, CALM);
+        assert_eq!(u3.accepted.len(), 1);
+        assert!(u3.accepted[0].initial);
+        assert!(u3.pending.is_empty());
+        assert_eq!(t.accepted(0).map(Alhambra::len), Some(3));
+        // Reading it again changes nothing.
+        let u4 = t.push_scan(&s, CALM);
+        assert!(u4.accepted.is_empty() && u4.pending.is_empty());
+    }
+
+    #[test]
+    fn a_flicker_resets_the_count() {
+        let mut t = tracker();
+        let s = base();
+        let other = scan(AT, &[(1, 0, Building::Garden, "N")]);
+        t.push_scan(&s, CALM);
+        t.push_scan(&s, CALM);
+        let u = t.push_scan(&other, CALM);
+        assert!(u.accepted.is_empty());
+        assert_eq!(u.pending[0].wait, Wait::Settling { seen: 1, needed: 3 });
+        assert!(t.push_scan(&s, CALM).accepted.is_empty());
+        assert!(t.push_scan(&s, CALM).accepted.is_empty());
+        assert_eq!(t.push_scan(&s, CALM).accepted.len(), 1);
+    }
+
+    #[test]
+    fn a_moving_frame_never_accepts() {
+        let mut t = tracker();
+        let s = base();
+        for _ in 0..10 {
+            let u = t.push_scan(&s, MOVING);
+            assert!(u.accepted.is_empty());
+            assert!(!u.calm);
+            assert_eq!(
+                u.pending[0].wait.to_string(),
+                "hand or motion over the table"
+            );
+        }
+        // Motion in between restarts the count.
+        t.push_scan(&s, CALM);
+        t.push_scan(&s, CALM);
+        t.push_scan(&s, MOVING);
+        t.push_scan(&s, CALM);
+        assert!(t.push_scan(&s, CALM).accepted.is_empty());
+        assert_eq!(t.push_scan(&s, CALM).accepted.len(), 1);
+    }
+
+    #[test]
+    fn a_flickering_wall_is_outvoted() {
+        let mut t = tracker();
+        let s = base();
+        let flicker = scan(
+            AT,
+            &[(1, 0, Building::Garden, "NE"), (0, 1, Building::Tower, "-")],
+        );
+        t.push_scan(&s, CALM);
+        t.push_scan(&flicker, CALM);
+        let u = t.push_scan(&s, CALM);
+        assert_eq!(u.accepted.len(), 1);
+        let garden = Piece::new(
+            Building::Garden,
+            Walls::from_letters("N").unwrap_or_default(),
+        );
+        assert_eq!(u.accepted[0].layout.get(Pos::new(1, 0)), Some(garden));
+        // Flickering on after acceptance changes nothing either.
+        for k in 0..6 {
+            let u = t.push_scan(if k % 2 == 0 { &flicker } else { &s }, CALM);
+            assert!(u.accepted.is_empty(), "frame {k}: {:?}", u.accepted);
+        }
+    }
+
+    fn accept(t: &mut Tracker, s: &Scan) -> Vec<Accepted> {
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            out.extend(t.push_scan(s, CALM).accepted);
+        }
+        out
+    }
+
+    #[test]
+    fn one_more_tile_is_exactly_one_added_change() {
+        let mut t = tracker();
+        accept(&mut t, &base());
+        let more = scan(
+            AT,
+            &[
+                (1, 0, Building::Garden, "N"),
+                (0, 1, Building::Tower, "-"),
+                (-1, 0, Building::Pavilion, "-"),
+            ],
+        );
+        let acc = accept(&mut t, &more);
+        assert_eq!(acc.len(), 1);
+        assert!(!acc[0].initial);
+        let pavilion = Piece::new(Building::Pavilion, Walls::NONE);
+        assert_eq!(acc[0].changes.len(), 1);
+        assert_eq!(
+            acc[0].changes[0].change,
+            Change::Added(Pos::new(-1, 0), pavilion)
+        );
+        assert!(acc[0].changes[0].is_legal());
+        assert_eq!(acc[0].changes[0].summary(), "pavilion added at (-1,0)");
+        // While the new tile was settling, the old layout stayed.
+        let states = t.alhambras();
+        assert_eq!(states[0].accepted.as_ref().map(Alhambra::len), Some(4));
+    }
+
+    #[test]
+    fn an_illegal_addition_names_its_rule() {
+        let mut t = tracker();
+        accept(&mut t, &base());
+        // A tower east of the garden, open on its west side where the garden is open...
+        // and one south of the garden walled on the north where the garden is open.
+        let more = scan(
+            AT,
+            &[
+                (1, 0, Building::Garden, "N"),
+                (0, 1, Building::Tower, "-"),
+                (1, 1, Building::Arcades, "N"),
+            ],
+        );
+        let acc = accept(&mut t, &more);
+        assert_eq!(acc.len(), 1);
+        let report = &acc[0].changes[0];
+        assert!(matches!(report.change, Change::Added(p, _) if p == Pos::new(1, 1)));
+        assert!(!report.is_legal());
+        assert!(
+            report
+                .violations
+                .iter()
+                .any(|v| v.rule == Rule::WallMismatch
+                    && v.pos == Pos::new(1, 1)
+                    && v.side == Some(Side::North)),
+            "{report}"
+        );
+        assert!(!t.alhambras()[0].violations.is_empty());
+    }
+
+    #[test]
+    fn a_turned_reading_is_the_same_alhambra() {
+        let mut t = tracker();
+        let s = base();
+        accept(&mut t, &s);
+        // The same Alhambra read with north a quarter turn off.
+        let turned_scan = scan(
+            AT,
+            &[(0, -1, Building::Garden, "W"), (1, 0, Building::Tower, "-")],
+        );
+        for _ in 0..5 {
+            let u = t.push_scan(&turned_scan, CALM);
+            assert!(
+                u.accepted.is_empty() && u.pending.is_empty(),
+                "{:?}",
+                u.pending
+            );
+        }
+    }
+
+    #[test]
+    fn two_alhambras_are_tracked_apart() {
+        let mut t = tracker();
+        let mut s = base();
+        let other = scan([900.0, 300.0], &[(0, -1, Building::Seraglio, "-")]);
+        s.alhambras.extend(other.alhambras);
+        let acc = accept(&mut t, &s);
+        assert_eq!(acc.len(), 2);
+        // Slightly moved fountains (a nudged camera) keep their ids; order does not matter.
+        let mut moved = s.clone();
+        moved.alhambras.reverse();
+        for a in &mut moved.alhambras {
+            a.fountain_px[0] += 8.0;
+        }
+        let u = t.push_scan(&moved, CALM);
+        assert!(u.accepted.is_empty() && u.pending.is_empty());
+        assert_eq!(t.alhambras().len(), 2);
+        assert_eq!(t.accepted(1).map(Alhambra::len), Some(2));
+    }
+
+    #[test]
+    fn several_changes_are_checked_in_a_sensible_order() {
+        let before = Alhambra::new();
+        let g = Piece::new(Building::Garden, Walls::NONE);
+        // (2,0) only touches (1,0): checked after it, it is legal.
+        let after = Alhambra::from_pieces([
+            (Pos::ORIGIN, Piece::FOUNTAIN),
+            (Pos::new(2, 0), g),
+            (Pos::new(1, 0), g),
+        ])
+        .expect("well formed");
+        let reports = change_reports(&before, &after);
+        assert_eq!(reports.len(), 2);
+        assert_eq!(reports[0].change.pos(), Pos::new(1, 0));
+        assert!(reports.iter().all(ChangeReport::is_legal));
+    }
+}
