@@ -11,9 +11,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let difficulty: Difficulty = args.get(1).map_or("easy", String::as_str).parse()?;
     let count: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10);
     let base: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1000);
+    // Learn from a photo of the same difficulty (hard photos often show no marker to
+    // measure the tile size by: learn from a normal one then).
+    let learn_from = if difficulty == Difficulty::Hard {
+        Difficulty::Normal
+    } else {
+        difficulty
+    };
     let train = render(&SceneOptions {
         seed: 7,
-        difficulty,
+        difficulty: learn_from,
         ..SceneOptions::default()
     })?;
     let mm = |l: &alhambra_vision::ScanResult| {

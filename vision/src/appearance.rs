@@ -695,10 +695,20 @@ impl Profile {
     /// Reads an upright cell: the best (building, walls) pair, preferring pairs the
     /// catalogue has; a pair it lacks is returned only when far more likely, and flagged.
     pub fn read(&self, f: &CellFeatures) -> Reading {
+        self.read_with(f, &[0.0; 4])
+    }
+
+    /// Reads an upright cell with outside evidence per side: `hints[side]` is log-odds for
+    /// a wall there (positive: a wall), e.g. from the neighbour sharing that side.
+    pub fn read_with(&self, f: &CellFeatures, hints: &[f32; 4]) -> Reading {
         // Naive-Bayes log-likelihoods over correlated features are overconfident: temper.
         const TEMPER: f32 = 0.25;
         let bs = self.building_scores(f);
-        let ss = self.side_scores(f);
+        let mut ss = self.side_scores(f);
+        for (s, h) in ss.iter_mut().zip(hints) {
+            s[0] += h;
+            s[1] -= h;
+        }
         let side_ll = |w: Walls| -> f32 {
             Side::ALL
                 .iter()

@@ -7,11 +7,11 @@ use crate::appearance::{CellFeatures, Profile, Reading, WhiteBalance, features, 
 use crate::geometry::{Homography, Point};
 use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile};
 use crate::plane::{Plane, find_plane};
-use alhambra_engine::{Building, Pos};
+use alhambra_engine::{Building, Pos, Side};
 use opencv::core::{Mat, Scalar, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use thiserror::Error;
 
 /// Why a frame could not be scanned.
@@ -980,6 +980,33 @@ impl Scanner {
                 features: f.turned(turn),
             });
             centres.push((quad_centre(q), quad_size(q)));
+        }
+        // A side shared by two tiles is seen twice: an unsure reading leans on its
+        // neighbour's (a real mismatch, seen clearly on both tiles, still shows).
+        let index: HashMap<Pos, usize> =
+            tiles.iter().enumerate().map(|(k, t)| (t.pos, k)).collect();
+        let hints: Vec<[f32; 4]> = tiles
+            .iter()
+            .map(|t| {
+                let mut h = [0f32; 4];
+                for side in Side::ALL {
+                    if let Some(&n) = index.get(&t.pos.neighbour(side)) {
+                        let other = &tiles[n].reading;
+                        let opposite = side.opposite();
+                        let c = other.side_confidence[opposite as usize].clamp(0.5, 0.98);
+                        let odds = (c / (1.0 - c)).ln();
+                        h[side as usize] = if other.walls.has(opposite) {
+                            odds
+                        } else {
+                            -odds
+                        };
+                    }
+                }
+                h
+            })
+            .collect();
+        for (t, h) in tiles.iter_mut().zip(&hints) {
+            t.reading = self.profile.read_with(&t.features, h);
         }
         // The fountain is (0, 0) by definition: if the cell read as the fountain is another
         // one (the search anchored on a look-alike next to it), renumber from it; with no
