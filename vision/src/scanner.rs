@@ -758,6 +758,14 @@ impl Scanner {
                 break;
             }
         }
+        // A tile alone (a player with just the fountain) shows too few borders for the
+        // comb: try the learned pitch, centred on the candidate, along the edge direction.
+        if best.is_none() {
+            let alone =
+                view.table_to_image
+                    .after(&lattice_to_table(centre, angle, (pitch0, pitch0)));
+            best = self.fountain_cell(view, &alone);
+        }
         Ok(best.map(|(_, g)| g))
     }
 
