@@ -995,7 +995,7 @@ pub const NO_CAMERA: &str =
 const QUERY_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long opening a camera may take.
 const OPEN_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long [`Camera::next_frame`] waits for a frame.
+/// How long a camera's [`FrameSource::next_frame`] waits for a frame.
 const FRAME_TIMEOUT: Duration = Duration::from_secs(5);
 /// Consecutive failed reads after which the capture thread gives up.
 const MAX_READ_ERRORS: u32 = 30;

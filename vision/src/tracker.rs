@@ -31,6 +31,10 @@
 //!   state before it (the engine's `preview_place` / `preview_remove` / `preview_swap`).
 //!   Several changes at once are taken in the order that breaks the fewest rules (a tile
 //!   laid against another new tile is checked after that one).
+//!   Walls that now read otherwise on a tile that kept its building are reported apart as
+//!   corrections (a new neighbour changes how the side facing it looks; those sides are
+//!   voted afresh, without hysteresis) and applied to the previous layout before the
+//!   changes are judged.
 
 use crate::geometry::Point;
 use crate::scanner::{FoundAlhambra, Scan, ScanError, Scanner};
@@ -204,8 +208,14 @@ pub struct Accepted {
     pub id: usize,
     /// Whether this is its first accepted layout (no changes to report then).
     pub initial: bool,
-    /// The changes against the previously accepted layout, each with its violations.
+    /// The changes against the previously accepted layout, each with its violations
+    /// (judged after the corrections).
     pub changes: Vec<ChangeReport>,
+    /// Tiles that kept their building but whose walls now read otherwise (before, after):
+    /// almost always an earlier misread put right (a new neighbour changes how a side
+    /// looks), rarely an exchange for a tile of the same kind. Applied to the previous
+    /// layout before the changes are judged, and not reported as changes.
+    pub corrections: Vec<Change>,
     /// The layout now accepted.
     pub layout: Alhambra,
 }
@@ -365,9 +375,9 @@ fn same_skeleton(a: &Alhambra, b: &Alhambra) -> bool {
 }
 
 /// The layout a run of readings with one skeleton (newest first) agrees on. A side of a
-/// cell that holds the same building as in the accepted layout keeps its accepted reading
-/// unless a full `window` of readings all say otherwise (hysteresis: a flickering side
-/// never flips it); any other side is walled when most readings say so, a tie going to the
+/// cell that holds the same building as in the accepted layout, facing a cell that did not
+/// change, keeps its accepted reading unless a full `window` of readings all say otherwise
+/// (hysteresis: a flickering side never flips it); any other side is walled when most readings say so, a tie going to the
 /// newest reading. `None` for an empty run.
 fn consensus(
     run: &[&Alhambra],
@@ -383,6 +393,11 @@ fn consensus(
             .filter(|p| p.building == piece.building);
         let mut walls = Walls::NONE;
         for side in Side::ALL {
+            // A side facing a cell that changed looks different now: voted afresh.
+            let there = pos.neighbour(side);
+            let building_at = |l: &Alhambra| l.get(there).map(|p| p.building);
+            let fresh = accepted.is_some_and(|a| building_at(a) != building_at(newest));
+            let before = before.filter(|_| !fresh);
             let votes = run
                 .iter()
                 .filter(|r| r.get(pos).is_some_and(|p| p.walls.has(side)))
@@ -427,6 +442,20 @@ fn apply(state: &Alhambra, change: Change) -> Alhambra {
     Alhambra::from_pieces(cells)
         .map(|a| a.with_rules(state.rules()))
         .unwrap_or_else(|_| state.clone())
+}
+
+/// The wall-only differences from `before` to `after` (same building on the cell) and
+/// `before` with them applied.
+fn wall_corrections(before: &Alhambra, after: &Alhambra) -> (Vec<Change>, Alhambra) {
+    let corrections: Vec<Change> = after
+        .changes_since(before)
+        .into_iter()
+        .filter(|c| matches!(c, Change::Swapped(_, a, b) if a.building == b.building))
+        .collect();
+    let corrected = corrections
+        .iter()
+        .fold(before.clone(), |s, &c| apply(&s, c));
+    (corrections, corrected)
 }
 
 /// Most changes ordered by trial; beyond this (a rebuilt or misread Alhambra) they are
@@ -731,10 +760,13 @@ impl Tracker {
             };
             // Accepted.
             let before = track.state.accepted.take();
-            let changes = before
-                .as_ref()
-                .map(|b| change_reports(b, &layout))
-                .unwrap_or_default();
+            let (corrections, changes) = match &before {
+                Some(b) => {
+                    let (corrections, corrected) = wall_corrections(b, &layout);
+                    (corrections, change_reports(&corrected, &layout))
+                }
+                None => (Vec::new(), Vec::new()),
+            };
             track.state.violations = layout.check();
             track.state.accepted = Some(layout.clone());
             track.state.accepted_at = Some(index);
@@ -746,6 +778,7 @@ impl Tracker {
                 id: track.state.id,
                 initial: before.is_none(),
                 changes,
+                corrections,
                 layout,
             });
         }
@@ -932,6 +965,29 @@ mod tests {
             let u = t.push_scan(if k % 2 == 0 { &flicker } else { &s }, CALM);
             assert!(u.accepted.is_empty(), "frame {k}: {:?}", u.accepted);
         }
+    }
+
+    #[test]
+    fn a_wall_read_otherwise_is_a_correction_not_a_change() {
+        let mut t = tracker();
+        accept(&mut t, &base());
+        let reread = scan(
+            AT,
+            &[(1, 0, Building::Garden, "NE"), (0, 1, Building::Tower, "-")],
+        );
+        let mut acc = Vec::new();
+        for _ in 0..5 {
+            acc.extend(t.push_scan(&reread, CALM).accepted);
+        }
+        assert_eq!(
+            acc.len(),
+            1,
+            "accepted after a full window of agreeing readings"
+        );
+        assert!(acc[0].changes.is_empty());
+        assert!(
+            matches!(acc[0].corrections[..], [Change::Swapped(p, _, _)] if p == Pos::new(1, 0))
+        );
     }
 
     fn accept(t: &mut Tracker, s: &Scan) -> Vec<Accepted> {

@@ -9,6 +9,7 @@ use alhambra_vision::source::{
     open_source,
 };
 use alhambra_vision::tracker::{Accepted, Tracker};
+use opencv::prelude::*;
 use std::sync::mpsc;
 use std::time::Duration;
 
