@@ -24,11 +24,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         difficulty,
         ..SceneOptions::default()
     })?;
-    let profile = learn_profile(&[photo_samples(
-        &train.image,
-        &train.labels,
-        marker_mm(&train.labels),
-    )?])?;
+    let profile = match std::env::var_os("PROFILE") {
+        Some(p) => alhambra_vision::appearance::Profile::load(std::path::Path::new(&p))?,
+        None => learn_profile(&[photo_samples(
+            &train.image,
+            &train.labels,
+            marker_mm(&train.labels),
+        )?])?,
+    };
     eprintln!("presence limit {}", profile.presence_limit);
     let scene = render(&SceneOptions {
         seed,

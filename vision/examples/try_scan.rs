@@ -30,7 +30,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .unwrap_or(40.0)
     };
     let samples = photo_samples(&train.image, &train.labels, mm(&train.labels))?;
-    let profile = learn_profile(&[samples])?;
+    let profile = match std::env::var_os("PROFILE") {
+        Some(p) => alhambra_vision::appearance::Profile::load(std::path::Path::new(&p))?,
+        None => learn_profile(&[samples])?,
+    };
     eprintln!(
         "profile: pitch {:.1} mm, {} tiles, presence limit {:.2}",
         profile.pitch_mm, profile.tiles, profile.presence_limit

@@ -205,7 +205,13 @@ struct View<'a> {
     table_to_image: Homography,
     white: WhiteBalance,
     edges: EdgeMap,
+    /// The table's own colour in this photo (chromaticity r, g and brightness), when it
+    /// could be told: the commonest colour of the view.
+    table: Option<[f32; 3]>,
 }
+
+/// A cell more than this share of which looks like the bare table holds no tile.
+const TABLE_SHARE_LIMIT: f32 = 0.55;
 
 /// The image corners of grid cell (i, j) shifted by (dx, dy) cells.
 fn cell_quad(grid: &Homography, i: f64, j: f64) -> Option<[Point; 4]> {
@@ -319,8 +325,38 @@ impl View<'_> {
             }
         }
         let (q, f, _) = best?;
-        let presence = profile.presence(&f);
+        let mut presence = profile.presence(&f);
+        if presence.0 && self.table_share(&q) > TABLE_SHARE_LIMIT {
+            presence.0 = false;
+        }
         Some((q, f, presence))
+    }
+
+    /// The share of a quad's pixels that look like the bare table (0 when the table's
+    /// colour is unknown).
+    fn table_share(&self, q: &[Point; 4]) -> f32 {
+        let Some([tr, tg, tl]) = self.table else {
+            return 0.0;
+        };
+        let Ok(patch) = sample_patch(self.frame, q) else {
+            return 0.0;
+        };
+        let Ok(bytes) = patch.data_bytes() else {
+            return 0.0;
+        };
+        let mut like = 0usize;
+        let n = bytes.len() / 3;
+        for px in bytes.chunks_exact(3) {
+            let b = f32::from(px[0]) * self.white[0];
+            let g = f32::from(px[1]) * self.white[1];
+            let r = f32::from(px[2]) * self.white[2];
+            let sum = r + g + b + 3.0;
+            let (cr, cg, l) = (r / sum, g / sum, sum / 3.0);
+            if (cr - tr).abs() < 0.02 && (cg - tg).abs() < 0.02 && l > 0.7 * tl && l < 1.4 * tl {
+                like += 1;
+            }
+        }
+        like as f32 / n.max(1) as f32
     }
 
     /// Features of an image quad, in the quad's own orientation.
@@ -439,9 +475,11 @@ impl Scanner {
             table_to_image,
             white,
             edges: EdgeMap::new(frame)?,
+            table: None,
         };
         let t1 = std::time::Instant::now();
-        let candidates = self.fountain_candidates(&view, &image_to_table)?;
+        let (candidates, table) = self.fountain_candidates(&view, &image_to_table)?;
+        view.table = table;
         let t2 = std::time::Instant::now();
         let debug = std::env::var_os("ALHAMBRA_DEBUG").is_some();
         let mut alhambras: Vec<FoundAlhambra> = Vec::new();
@@ -513,7 +551,7 @@ impl Scanner {
         &self,
         view: &View<'_>,
         image_to_table: &Homography,
-    ) -> Result<Vec<Point>, ScanError> {
+    ) -> Result<(Vec<Point>, Option<[f32; 3]>), ScanError> {
         let pitch = f64::from(self.profile.pitch_mm);
         // Overview: the visible table at about ten pixels per tile.
         let q = 10.0 / pitch;
@@ -536,7 +574,7 @@ impl Scanner {
             hi[k] = hi[k].min(mid + 2000.0);
         }
         if !(lo[0].is_finite() && lo[1].is_finite() && hi[0] > lo[0] && hi[1] > lo[1]) {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), None));
         }
         let (ow, oh) = (
             ((hi[0] - lo[0]) * q).ceil() as i32,
@@ -560,6 +598,7 @@ impl Scanner {
         )?;
         let (ow, oh) = (ow as usize, oh as usize);
         let bytes = overview.data_bytes()?;
+        let table = table_colour(bytes, view.white);
         // Integral images of chromaticity, brightness, and validity (inside the photo).
         let stride = ow + 1;
         let mut integral = vec![[0f64; 4]; stride * (oh + 1)];
@@ -674,10 +713,11 @@ impl Scanner {
         }
         peaks.sort_by(|a, b| b.0.total_cmp(&a.0));
         peaks.truncate(24);
-        Ok(peaks
+        let points = peaks
             .into_iter()
             .map(|(_, x, y)| [lo[0] + (x as f64 + 0.5) / q, lo[1] + (y as f64 + 0.5) / q])
-            .collect())
+            .collect();
+        Ok((points, table))
     }
 
     /// The grid of the Alhambra whose fountain may be near table point `centre`: edge
@@ -772,19 +812,23 @@ impl Scanner {
     /// Among the 3x3 cells around the grid's (0, 0), the one that reads most clearly as the
     /// fountain (by how much the fountain beats every building), and the grid anchored on
     /// it.
+    /// How much more a cell looks like the fountain than like any building, in its best
+    /// quarter turn (positive: a fountain).
+    fn fountain_margin(&self, f: &CellFeatures) -> f32 {
+        (0..4u8)
+            .map(|turn| {
+                let scores = self.profile.building_scores(&f.turned(turn));
+                scores[Building::Fountain as usize]
+                    - scores[1..]
+                        .iter()
+                        .copied()
+                        .fold(f32::NEG_INFINITY, f32::max)
+            })
+            .fold(f32::NEG_INFINITY, f32::max)
+    }
+
     fn fountain_cell(&self, view: &View<'_>, grid: &Homography) -> Option<(f32, Homography)> {
-        let margin = |f: &CellFeatures| -> f32 {
-            (0..4u8)
-                .map(|turn| {
-                    let scores = self.profile.building_scores(&f.turned(turn));
-                    scores[Building::Fountain as usize]
-                        - scores[1..]
-                            .iter()
-                            .copied()
-                            .fold(f32::NEG_INFINITY, f32::max)
-                })
-                .fold(f32::NEG_INFINITY, f32::max)
-        };
+        let margin = |f: &CellFeatures| self.fountain_margin(f);
         // One look at each of the 3x3 cells as the grid predicts them ...
         let mut pick: Option<(f32, (i32, i32))> = None;
         for (di, dj) in SQUARE.map(|(x, y)| (x as i32, y as i32)) {
@@ -796,6 +840,7 @@ impl Scanner {
             let m = margin(&f);
             if m > 0.0
                 && self.profile.tile_distance(&f) <= 1.5 * self.profile.presence_limit
+                && view.table_share(&q) <= TABLE_SHARE_LIMIT
                 && pick.is_none_or(|p| m > p.0)
             {
                 pick = Some((m, (di, dj)));
@@ -880,18 +925,18 @@ impl Scanner {
                     let edge = view.align(&grid, i, j).map(|(q, _)| q);
                     view.best_reading(&self.profile, &grid, (i, j), (0.05, &SQUARE), edge)
                 };
-                let Some((mut quad, _, mut presence)) = first else {
+                let Some((mut quad, mut features, mut presence)) = first else {
                     continue;
                 };
                 // Not a tile there? Look a little further if it came close: the grid is least
                 // sure on the first rings.
                 if !presence.0
                     && presence.1 < 2.0 * limit
-                    && let Some((q, _, p)) =
+                    && let Some((q, f, p)) =
                         view.best_reading(&self.profile, &grid, (i, j), (0.12, &SQUARE), None)
                     && p.0
                 {
-                    (quad, presence) = (q, p);
+                    (quad, features, presence) = (q, f, p);
                 }
                 if std::env::var_os("ALHAMBRA_DEBUG").is_some() {
                     let c = quad_centre(&quad);
@@ -900,20 +945,15 @@ impl Scanner {
                         c[0], c[1]
                     );
                 }
-                if taken(&quad) || ((i, j) != (0, 0) && !presence.0) {
+                // Another fountain is another player's Alhambra: growth stops there.
+                let other_fountain = (i, j) != (0, 0) && self.fountain_margin(&features) > 0.0;
+                if taken(&quad) || ((i, j) != (0, 0) && (!presence.0 || other_fountain)) {
                     continue;
                 }
                 quads.insert((i, j), quad);
-                for (di, dj) in [
-                    (1, 0),
-                    (-1, 0),
-                    (0, 1),
-                    (0, -1),
-                    (1, 1),
-                    (1, -1),
-                    (-1, 1),
-                    (-1, -1),
-                ] {
+                // Tiles join by full sides; across a corner lies another Alhambra as often
+                // as an illegally placed tile.
+                for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
                     let n = (i + di, j + dj);
                     if n.0.abs() <= reach && n.1.abs() <= reach && seen.insert(n) {
                         next.push(n);
@@ -1044,6 +1084,61 @@ impl Scanner {
 
 fn dist(a: Point, b: Point) -> f64 {
     (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
+/// The commonest colour of a BGR picture (white-balanced chromaticity r, g and median
+/// brightness of the pixels of that colour): on a table photo, the bare table. `None` when
+/// no colour covers a quarter of the picture (a table too busy to tell).
+fn table_colour(bytes: &[u8], white: WhiteBalance) -> Option<[f32; 3]> {
+    const BINS: usize = 64;
+    let (lo, hi) = (0.15f32, 0.55f32);
+    let bin =
+        |c: f32| (((c - lo) / (hi - lo)) * BINS as f32).clamp(0.0, (BINS - 1) as f32) as usize;
+    let mut hist = vec![0u32; BINS * BINS];
+    let mut pixels = Vec::with_capacity(bytes.len() / 3);
+    for px in bytes.chunks_exact(3) {
+        if px == [0, 0, 0] {
+            continue; // outside the photo
+        }
+        let b = f32::from(px[0]) * white[0];
+        let g = f32::from(px[1]) * white[1];
+        let r = f32::from(px[2]) * white[2];
+        let sum = r + g + b + 3.0;
+        let (cr, cg) = (r / sum, g / sum);
+        hist[bin(cr) * BINS + bin(cg)] += 1;
+        pixels.push((cr, cg, sum / 3.0));
+    }
+    // The densest 3x3 block of bins.
+    let mut best = (0u32, 0usize, 0usize);
+    for i in 1..BINS - 1 {
+        for j in 1..BINS - 1 {
+            let n: u32 = (i - 1..=i + 1)
+                .flat_map(|a| (j - 1..=j + 1).map(move |b| (a, b)))
+                .map(|(a, b)| hist[a * BINS + b])
+                .sum();
+            if n > best.0 {
+                best = (n, i, j);
+            }
+        }
+    }
+    if (best.0 as usize) * 4 < pixels.len() {
+        return None;
+    }
+    let near = |c: f32, k: usize| bin(c).abs_diff(k) <= 1;
+    let mut members: Vec<(f32, f32, f32)> = pixels
+        .into_iter()
+        .filter(|p| near(p.0, best.1) && near(p.1, best.2))
+        .collect();
+    let n = members.len().max(1) as f32;
+    let (r, g) = members
+        .iter()
+        .fold((0.0, 0.0), |a, p| (a.0 + p.0 / n, a.1 + p.1 / n));
+    let mid = members.len() / 2;
+    let l = members
+        .select_nth_unstable_by(mid, |a, b| a.2.total_cmp(&b.2))
+        .1
+        .2;
+    Some([r, g, l])
 }
 
 /// The strongest edge directions modulo a quarter turn, radians in [0, pi/2), strongest
