@@ -204,7 +204,7 @@ struct View<'a> {
     markers: bool,
     table_to_image: Homography,
     white: WhiteBalance,
-    edges: EdgeMap,
+    edges: &'a EdgeMap,
     /// The table's own colour in this photo (chromaticity r, g and brightness), when it
     /// could be told: the commonest colour of the view.
     table: Option<[f32; 3]>,
@@ -455,32 +455,67 @@ impl Scanner {
                 white,
                 ..
             }) => (PlaneSource::Markers, image_to_table, white),
-            None => {
-                // No marker: work in image pixels, scaled so that a tile of a typical size
-                // (a twelfth of the short side) has the profile's pitch.
-                let guess_px = f64::from(h.min(w)) / 12.0;
-                let s = f64::from(self.profile.pitch_mm) / guess_px;
-                (PlaneSource::Lattice, Homography::scale(s), [1.0; 3])
+            None => (PlaneSource::Lattice, Homography::IDENTITY, [1.0; 3]),
+        };
+        let edges = EdgeMap::new(frame)?;
+        let t1 = std::time::Instant::now();
+        let alhambras = match plane_source {
+            PlaneSource::Markers => self.read_table(frame, &edges, image_to_table, true, white)?,
+            PlaneSource::Lattice => {
+                // No marker: work in image pixels. The tile size is unknown, so try a few
+                // (a ninth of the short side down to a twenty-eighth: 120 px to 40 px tiles
+                // in a 1080p photo) and keep the reading that finds the most tiles.
+                let short = f64::from(h.min(w));
+                let mut best: Vec<FoundAlhambra> = Vec::new();
+                for tiles_across in [9.0, 13.0, 19.0, 28.0] {
+                    let scale = f64::from(self.profile.pitch_mm) / (short / tiles_across);
+                    let found =
+                        self.read_table(frame, &edges, Homography::scale(scale), false, white)?;
+                    let count =
+                        |a: &[FoundAlhambra]| a.iter().map(|x| x.tiles.len()).sum::<usize>();
+                    if count(&found) > count(&best) {
+                        best = found;
+                    }
+                }
+                best
             }
         };
+        if std::env::var_os("ALHAMBRA_TIMING").is_some() {
+            eprintln!(
+                "timing: plane and edges {:.1} ms, reading {:.1} ms, {} cell looks",
+                (t1 - t0).as_secs_f64() * 1e3,
+                t1.elapsed().as_secs_f64() * 1e3,
+                FEATURE_CALLS.load(std::sync::atomic::Ordering::Relaxed)
+            );
+        }
+        Ok(Scan {
+            plane: plane_source,
+            alhambras,
+        })
+    }
+
+    /// Every Alhambra on the table seen through one plane (image to table coordinates).
+    fn read_table(
+        &self,
+        frame: &Mat,
+        edges: &EdgeMap,
+        image_to_table: Homography,
+        markers: bool,
+        white: WhiteBalance,
+    ) -> Result<Vec<FoundAlhambra>, ScanError> {
         let Some(table_to_image) = image_to_table.inverse() else {
-            return Ok(Scan {
-                plane: plane_source,
-                alhambras: Vec::new(),
-            });
+            return Ok(Vec::new());
         };
         let mut view = View {
             frame,
-            markers: plane_source == PlaneSource::Markers,
+            markers,
             table_to_image,
             white,
-            edges: EdgeMap::new(frame)?,
+            edges,
             table: None,
         };
-        let t1 = std::time::Instant::now();
         let (candidates, table) = self.fountain_candidates(&view, &image_to_table)?;
         view.table = table;
-        let t2 = std::time::Instant::now();
         let debug = std::env::var_os("ALHAMBRA_DEBUG").is_some();
         let mut alhambras: Vec<FoundAlhambra> = Vec::new();
         let mut claimed: Vec<(Point, f64)> = Vec::new(); // image centre and size of cells read
@@ -529,20 +564,7 @@ impl Scanner {
                 alhambras.push(found.0);
             }
         }
-        if std::env::var_os("ALHAMBRA_TIMING").is_some() {
-            let t3 = std::time::Instant::now();
-            eprintln!(
-                "timing: plane+edges {:.1} ms, candidates {:.1} ms, grids {:.1} ms, features {}",
-                (t1 - t0).as_secs_f64() * 1e3,
-                (t2 - t1).as_secs_f64() * 1e3,
-                (t3 - t2).as_secs_f64() * 1e3,
-                FEATURE_CALLS.load(std::sync::atomic::Ordering::Relaxed)
-            );
-        }
-        Ok(Scan {
-            plane: plane_source,
-            alhambras,
-        })
+        Ok(alhambras)
     }
 
     /// Table points that may be fountain centres, most likely first: local maxima of the
@@ -737,7 +759,7 @@ impl Scanner {
         let range = if view.markers {
             (0.8, 1.25)
         } else {
-            (0.5, 2.0)
+            (0.7, 1.45)
         };
         // The direction whose lattice lines up best with the edges.
         let mut best_fit: Option<(f64, f64, [Period; 2], Mat)> = None;
