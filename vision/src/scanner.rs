@@ -110,7 +110,12 @@ impl Scan {
                         .iter()
                         .map(|t| {
                             let r = &t.reading;
-                            let side_min = r.side_confidence.iter().copied().fold(1.0f32, f32::min);
+                            // The fountain has no walls by definition: only its reading counts.
+                            let side_min = if r.building == Building::Fountain {
+                                1.0
+                            } else {
+                                r.side_confidence.iter().copied().fold(1.0f32, f32::min)
+                            };
                             ScannedTile {
                                 x: t.pos.x,
                                 y: t.pos.y,
@@ -754,86 +759,114 @@ impl Scanner {
             edge_directions(&win)?
         };
         let n = (5.0 * PX) as i32;
-        // With markers the table scale is known and the tiles are near the learned pitch;
-        // without, the scale is a guess.
-        let range = if view.markers {
-            (0.8, 1.25)
+        // With markers the table scale is known near them and tiles are near the learned
+        // pitch; far from them (an affine plane under a tilted camera) and without them,
+        // it is a guess: wider ranges follow when the first finds nothing.
+        let ranges: &[(f64, f64)] = if view.markers {
+            &[(0.8, 1.25), (0.55, 0.85), (1.2, 1.8)]
         } else {
-            (0.7, 1.45)
+            &[(0.7, 1.45)]
         };
-        // The direction whose lattice lines up best with the edges.
-        let mut best_fit: Option<(f64, f64, [Period; 2], Mat)> = None;
-        for angle in directions {
-            let win = self.window(view, centre, angle, res, n)?;
-            if let Some((periods, score)) = lattice_period(&win, PX, range)?
-                && best_fit.as_ref().is_none_or(|b| score > b.0)
-            {
-                best_fit = Some((score, angle, periods, win));
-            }
-        }
-        let Some((_, angle, [(period_x, phase_x), (period_y, phase_y)], win)) = best_fit else {
-            return Ok(None);
-        };
-        let half = f64::from(n) / 2.0;
-        let nearest = |phase: f64, period: f64| {
-            let k = ((half - phase) / period - 0.5).round();
-            phase + (k + 0.5) * period
-        };
-        let (a0, b0) = (nearest(phase_x, period_x), nearest(phase_y, period_y));
-        // The two axes need not be square to each other on an affine table plane: each
-        // one's own lines give its direction.
-        let (tilt_x, tilt_y) = axis_tilts(&win)?;
-        let (sx, cx) = tilt_x.sin_cos();
-        let (sy, cy) = tilt_y.sin_cos();
-        let grid_to_window = Homography([
-            [period_x * cx, -period_y * sy, a0],
-            [period_x * sx, period_y * cy, b0],
-            [0.0, 0.0, 1.0],
-        ]);
-        let grid = view
-            .table_to_image
-            .after(&window_to_table(centre, angle, res, n))
-            .after(&grid_to_window);
-        if std::env::var_os("ALHAMBRA_DEBUG").is_some() {
-            eprintln!(
-                "  fit at {:?}: angle {:.1} periods {period_x:.1} {period_y:.1} (expected {PX}) phases {phase_x:.1} {phase_y:.1}",
-                view.table_to_image.apply(centre),
-                angle.to_degrees()
-            );
-        }
-        // The fountain: the cell there or a neighbour reading as the fountain more clearly
-        // than as anything else. Small, soft tiles can show stronger lines inside than on
-        // their borders, which puts the phase half a tile off: try those shifts too.
+        let debug = std::env::var_os("ALHAMBRA_DEBUG").is_some();
+        // Every edge direction gets its lattice; the one whose fountain has the most tiles
+        // around it wins (a neighbouring Alhambra or the art can set the strongest edges).
         let mut best: Option<(f32, Homography)> = None;
-        for (sx, sy) in [(0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5)] {
-            let shifted = grid.after(&Homography([
-                [1.0, 0.0, sx],
-                [0.0, 1.0, sy],
-                [0.0, 0.0, 1.0],
-            ]));
-            if let Some(found) = self.fountain_cell(view, &shifted)
-                && best.as_ref().is_none_or(|b| found.0 > b.0)
-            {
-                best = Some(found);
+        for &range in ranges {
+            for &angle in &directions {
+                let win = self.window(view, centre, angle, res, n)?;
+                let Some(([(period_x, phase_x), (period_y, phase_y)], _)) =
+                    lattice_period(&win, PX, range)?
+                else {
+                    continue;
+                };
+                let half = f64::from(n) / 2.0;
+                let nearest = |phase: f64, period: f64| {
+                    let k = ((half - phase) / period - 0.5).round();
+                    phase + (k + 0.5) * period
+                };
+                let (a0, b0) = (nearest(phase_x, period_x), nearest(phase_y, period_y));
+                // The two axes need not be square to each other on an affine table plane:
+                // each one's own lines give its direction.
+                let (tilt_x, tilt_y) = axis_tilts(&win)?;
+                let (sx, cx) = tilt_x.sin_cos();
+                let (sy, cy) = tilt_y.sin_cos();
+                let grid_to_window = Homography([
+                    [period_x * cx, -period_y * sy, a0],
+                    [period_x * sx, period_y * cy, b0],
+                    [0.0, 0.0, 1.0],
+                ]);
+                let grid = view
+                    .table_to_image
+                    .after(&window_to_table(centre, angle, res, n))
+                    .after(&grid_to_window);
+                let Some((margin, anchored)) = self.anchor_fountain(view, &grid) else {
+                    continue;
+                };
+                let score =
+                    self.neighbours_present(view, &anchored) as f32 * 10.0 + margin.min(9.0);
+                if debug {
+                    eprintln!(
+                        "  fit at {:?}: angle {:.1} periods {period_x:.1} {period_y:.1} (expected {PX}): score {score:.1}",
+                        view.table_to_image.apply(centre),
+                        angle.to_degrees()
+                    );
+                }
+                if best.as_ref().is_none_or(|b| score > b.0) {
+                    best = Some((score, anchored));
+                }
             }
             if best.is_some() {
                 break;
             }
         }
         // A tile alone (a player with just the fountain) shows too few borders for the
-        // comb: try the learned pitch, centred on the candidate, along the edge direction.
+        // comb: try the learned pitch, centred on the candidate, along the edge directions.
         if best.is_none() {
-            let alone =
-                view.table_to_image
-                    .after(&lattice_to_table(centre, angle, (pitch0, pitch0)));
-            best = self.fountain_cell(view, &alone);
+            for &angle in &directions {
+                let alone =
+                    view.table_to_image
+                        .after(&lattice_to_table(centre, angle, (pitch0, pitch0)));
+                if let Some(found) = self.fountain_cell(view, &alone)
+                    && best.as_ref().is_none_or(|b| found.0 > b.0)
+                {
+                    best = Some(found);
+                }
+            }
         }
         Ok(best.map(|(_, g)| g))
     }
 
-    /// Among the 3x3 cells around the grid's (0, 0), the one that reads most clearly as the
-    /// fountain (by how much the fountain beats every building), and the grid anchored on
-    /// it.
+    /// The grid anchored on its fountain: the cell there or around it reading as the
+    /// fountain more clearly than as anything else. Small, soft tiles can show stronger
+    /// lines inside than on their borders, which puts the phase half a tile off: those
+    /// shifts are tried too.
+    fn anchor_fountain(&self, view: &View<'_>, grid: &Homography) -> Option<(f32, Homography)> {
+        for (sx, sy) in [(0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5)] {
+            let shifted = grid.after(&Homography([
+                [1.0, 0.0, sx],
+                [0.0, 1.0, sy],
+                [0.0, 0.0, 1.0],
+            ]));
+            if let Some(found) = self.fountain_cell(view, &shifted) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// How many of the four cells beside the grid's (0, 0) hold a tile where it predicts.
+    fn neighbours_present(&self, view: &View<'_>, grid: &Homography) -> usize {
+        [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)]
+            .iter()
+            .filter(|&&(i, j)| {
+                cell_quad(grid, i, j)
+                    .filter(|q| view.inside(q))
+                    .and_then(|q| view.features(&q))
+                    .is_some_and(|f| self.profile.presence(&f).0)
+            })
+            .count()
+    }
+
     /// How much more a cell looks like the fountain than like any building, in its best
     /// quarter turn (positive: a fountain).
     fn fountain_margin(&self, f: &CellFeatures) -> f32 {
@@ -849,6 +882,9 @@ impl Scanner {
             .fold(f32::NEG_INFINITY, f32::max)
     }
 
+    /// Among the 3x3 cells around the grid's (0, 0), the one that reads most clearly as the
+    /// fountain (by how much the fountain beats every building), and the grid anchored on
+    /// it.
     fn fountain_cell(&self, view: &View<'_>, grid: &Homography) -> Option<(f32, Homography)> {
         let margin = |f: &CellFeatures| self.fountain_margin(f);
         // One look at each of the 3x3 cells as the grid predicts them ...
