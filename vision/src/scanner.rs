@@ -800,6 +800,12 @@ impl Scanner {
                     .after(&window_to_table(centre, angle, res, n))
                     .after(&grid_to_window);
                 let Some((margin, anchored)) = self.anchor_fountain(view, &grid) else {
+                    if debug {
+                        eprintln!(
+                            "  no fountain at angle {:.1} periods {period_x:.1} {period_y:.1}",
+                            angle.to_degrees()
+                        );
+                    }
                     continue;
                 };
                 let score =
@@ -815,7 +821,9 @@ impl Scanner {
                     best = Some((score, anchored));
                 }
             }
-            if best.is_some() {
+            // Good enough when the fountain has a tile beside it; a fountain read alone may
+            // be a lattice turned by the octagon's 45 degrees: keep looking.
+            if best.as_ref().is_some_and(|b| b.0 >= 10.0) {
                 break;
             }
         }
