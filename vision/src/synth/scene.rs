@@ -302,7 +302,7 @@ impl Scene {
             angle_of(probe.table_right())
         };
         let mut best: Option<(Vec<PlayerLayout>, Sheet, Vec<Tile>, Camera)> = None;
-        for attempt in 0..6 {
+        for attempt in 0..10 {
             let mut deck: Vec<Tile> = catalogue().to_vec();
             rng.shuffle(&mut deck);
             let per = budget / f64::from(players);
@@ -372,6 +372,9 @@ impl Scene {
                 .collect();
             points.extend(sheet.poly(marker_mm).iter().map(|p| [p[0], p[1], 0.0]));
             let Some(cam) = fit(&optics, &points, want_px, tile_mm, rng) else {
+                // Too much to frame at this tile size: fewer tiles next time, rather than
+                // ending in the one-fountain fallback (a scene must have its 2-6 players).
+                budget *= 0.6;
                 continue;
             };
             let px = median(
@@ -385,7 +388,7 @@ impl Scene {
                     })
                     .collect(),
             );
-            let good = px >= r.tile_px.0 * 0.9 || attempt == 5;
+            let good = px >= r.tile_px.0 * 0.9 || attempt == 9;
             best = Some((laid, sheet, deck, cam));
             if good {
                 break;
