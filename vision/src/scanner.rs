@@ -241,6 +241,9 @@ fn quad_size(q: &[Point; 4]) -> f64 {
 
 static FEATURE_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// Wider photos are read from a reduced copy.
+const MAX_WORKING_WIDTH: i32 = 2400;
+
 /// The grid's prediction and four shifts.
 const PLUS: [(f64, f64); 5] = [(0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)];
 /// The grid's prediction and eight shifts.
@@ -451,6 +454,32 @@ impl Scanner {
             return Err(ScanError::BadFrame(format!(
                 "{w}x{h} pixels is not a table photo size"
             )));
+        }
+        // Past about two megapixels more pixels only cost time and memory (a 4K photo's
+        // tiles are twice as wide as they need to be): read a reduced copy, report in the
+        // photo's own pixels.
+        if w > MAX_WORKING_WIDTH {
+            let s = f64::from(MAX_WORKING_WIDTH) / f64::from(w);
+            let mut small = Mat::default();
+            imgproc::resize(
+                frame,
+                &mut small,
+                Size::new(0, 0),
+                s,
+                s,
+                imgproc::INTER_AREA,
+            )?;
+            let mut scan = self.scan(&small)?;
+            let up = Homography::scale(1.0 / s);
+            let grow = |p: Point| [p[0] / s, p[1] / s];
+            for a in &mut scan.alhambras {
+                a.fountain_px = grow(a.fountain_px);
+                a.grid = up.after(&a.grid);
+                for t in &mut a.tiles {
+                    t.corners_px = t.corners_px.map(grow);
+                }
+            }
+            return Ok(scan);
         }
         let t0 = std::time::Instant::now();
         let (plane_source, image_to_table, white) = match find_plane(frame, self.options.marker_mm)?
