@@ -612,7 +612,7 @@ impl Profile {
                 }
             }
         }
-        if count < 48.0 {
+        if count < 12.0 {
             return [1.0; 3];
         }
         let g = ratio.map(|r| r / count);

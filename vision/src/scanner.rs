@@ -216,7 +216,7 @@ struct View<'a> {
 }
 
 /// A cell more than this share of which looks like the bare table holds no tile.
-const TABLE_SHARE_LIMIT: f32 = 0.55;
+const TABLE_SHARE_LIMIT: f32 = 0.7;
 
 /// The image corners of grid cell (i, j) shifted by (dx, dy) cells.
 fn cell_quad(grid: &Homography, i: f64, j: f64) -> Option<[Point; 4]> {
@@ -570,24 +570,31 @@ impl Scanner {
                 // The light on this Alhambra: if its tiles, read as what they are, say the
                 // colours are off from the profile's, read it again with them corrected
                 // (what the marker paper cannot tell: a warm lamp, a coloured shadow).
-                let gains = self
-                    .profile
-                    .colour_gains(found.0.tiles.iter().map(|t| (&t.features, &t.reading)));
-                if gains.iter().any(|g| (g - 1.0).abs() > 0.003) {
-                    let plain = view.white;
+                // Twice: the first correction, from the few tiles found under the wrong
+                // light, lets more tiles be found, which tell the light better.
+                let plain = view.white;
+                let mut gains = [1.0f32; 3];
+                for _ in 0..2 {
+                    let more = self
+                        .profile
+                        .colour_gains(found.0.tiles.iter().map(|t| (&t.features, &t.reading)));
+                    if more.iter().all(|g| (g - 1.0).abs() <= 0.003) {
+                        break;
+                    }
+                    gains = [gains[0] * more[0], gains[1] * more[1], gains[2] * more[2]];
                     view.white = [
                         plain[0] * gains[0],
                         plain[1] * gains[1],
                         plain[2] * gains[2],
                     ];
                     let again = self.grow(&view, found.0.grid, &claimed);
-                    view.white = plain;
                     if let Some(again) = again
                         && again.0.tiles.len() >= found.0.tiles.len()
                     {
                         found = again;
                     }
                 }
+                view.white = plain;
                 if debug {
                     eprintln!(
                         "candidate at {c_px:?}: {} tiles, gains {gains:?}",
