@@ -2,6 +2,7 @@
 //! millimetres, and the square lattice an Alhambra's tiles lie on.
 
 use alhambra_engine::Side;
+use opencv::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// A point in the plane (image pixels or table millimetres, as the context says).
@@ -68,6 +69,43 @@ impl Homography {
     /// A uniform scale about the origin.
     pub fn scale(s: f64) -> Homography {
         Homography([[s, 0.0, 0.0], [0.0, s, 0.0], [0.0, 0.0, 1.0]])
+    }
+
+    /// The homography taking `from` closest to `to` (least squares over all the pairs, exact
+    /// for four); `None` when degenerate.
+    pub fn fit(from: &[Point], to: &[Point]) -> Option<Homography> {
+        if from.len() < 4 || from.len() != to.len() {
+            return None;
+        }
+        if from.len() == 4 {
+            return Homography::from_quads(
+                &[from[0], from[1], from[2], from[3]],
+                &[to[0], to[1], to[2], to[3]],
+            );
+        }
+        let cv = |pts: &[Point]| -> opencv::core::Vector<opencv::core::Point2d> {
+            pts.iter()
+                .map(|p| opencv::core::Point2d::new(p[0], p[1]))
+                .collect()
+        };
+        let h = opencv::calib3d::find_homography(
+            &cv(from),
+            &cv(to),
+            &mut opencv::core::Mat::default(),
+            0,
+            3.0,
+        )
+        .ok()?;
+        if h.rows() != 3 || h.cols() != 3 {
+            return None;
+        }
+        let mut m = [[0.0f64; 3]; 3];
+        for (r, row) in m.iter_mut().enumerate() {
+            for (c, v) in row.iter_mut().enumerate() {
+                *v = *h.at_2d::<f64>(r as i32, c as i32).ok()?;
+            }
+        }
+        Some(Homography(m))
     }
 
     /// The affine map (no perspective) taking `from` closest to `to` in the least-squares

@@ -396,38 +396,6 @@ fn window_to_table(centre: Point, angle: f64, res: f64, n: i32) -> Homography {
     ]))
 }
 
-/// Least-squares homography through point pairs; `None` when degenerate.
-fn fit_homography(from: &[Point], to: &[Point]) -> Option<Homography> {
-    if from.len() < 4 || from.len() != to.len() {
-        return None;
-    }
-    if from.len() == 4 {
-        return Homography::from_quads(
-            &[from[0], from[1], from[2], from[3]],
-            &[to[0], to[1], to[2], to[3]],
-        );
-    }
-    let f: opencv::core::Vector<opencv::core::Point2d> = from
-        .iter()
-        .map(|p| opencv::core::Point2d::new(p[0], p[1]))
-        .collect();
-    let t: opencv::core::Vector<opencv::core::Point2d> = to
-        .iter()
-        .map(|p| opencv::core::Point2d::new(p[0], p[1]))
-        .collect();
-    let h = opencv::calib3d::find_homography(&f, &t, &mut Mat::default(), 0, 3.0).ok()?;
-    if h.empty() {
-        return None;
-    }
-    let mut m = [[0.0f64; 3]; 3];
-    for (r, row) in m.iter_mut().enumerate() {
-        for (c, v) in row.iter_mut().enumerate() {
-            *v = *h.at_2d::<f64>(r as i32, c as i32).ok()?;
-        }
-    }
-    Some(Homography(m))
-}
-
 impl Scanner {
     /// A scanner reading with this profile.
     pub fn new(profile: Profile, options: ScanOptions) -> Scanner {
@@ -1075,7 +1043,7 @@ impl Scanner {
                 ]);
                 to.extend_from_slice(q);
             }
-            if let Some(g) = fit_homography(&from, &to) {
+            if let Some(g) = Homography::fit(&from, &to) {
                 grid = g;
             }
             frontier = next;

@@ -6,7 +6,7 @@ use crate::appearance::{PATCH, Profile, ProfileError, Sample, features, sample_p
 use crate::geometry::{Homography, Point};
 use crate::labels::ScanResult;
 use crate::plane::find_plane;
-use opencv::core::{Mat, Point2f, Vector};
+use opencv::core::Mat;
 use opencv::prelude::*;
 use std::collections::HashSet;
 
@@ -108,8 +108,8 @@ pub fn photo_samples(
         })
         .collect();
     for alhambra in &labels.alhambras {
-        let mut grid_pts: Vec<Point2f> = Vec::new();
-        let mut image_pts: Vec<Point2f> = Vec::new();
+        let mut grid_pts: Vec<Point> = Vec::new();
+        let mut image_pts: Vec<Point> = Vec::new();
         let mut occupied: HashSet<(i32, i32)> = HashSet::new();
         for t in &alhambra.tiles {
             occupied.insert((t.x, t.y));
@@ -137,8 +137,8 @@ pub fn photo_samples(
                 .into_iter()
                 .enumerate()
             {
-                grid_pts.push(Point2f::new(x + dx, y + dy));
-                image_pts.push(Point2f::new(q[k][0], q[k][1]));
+                grid_pts.push([f64::from(x + dx), f64::from(y + dy)]);
+                image_pts.push([f64::from(q[k][0]), f64::from(q[k][1])]);
             }
         }
         // Pitch: neighbouring tile centres, measured on the table.
@@ -160,23 +160,9 @@ pub fn photo_samples(
             continue;
         }
         // Empty cells: the ring of cells around the Alhambra, through the grid's homography.
-        let h = opencv::calib3d::find_homography(
-            &Vector::<Point2f>::from(grid_pts),
-            &Vector::<Point2f>::from(image_pts),
-            &mut Mat::default(),
-            0,
-            3.0,
-        )?;
-        if h.empty() {
+        let Some(grid_to_image) = Homography::fit(&grid_pts, &image_pts) else {
             continue;
-        }
-        let mut m = [[0.0f64; 3]; 3];
-        for (r, row) in m.iter_mut().enumerate() {
-            for (c, v) in row.iter_mut().enumerate() {
-                *v = *h.at_2d::<f64>(r as i32, c as i32)?;
-            }
-        }
-        let grid_to_image = Homography(m);
+        };
         let mut ring: HashSet<(i32, i32)> = HashSet::new();
         for &(x, y) in &occupied {
             for dy in -1..=1 {
