@@ -675,3 +675,48 @@ fn eval_of_a_folder_without_labelled_photos_is_bad_input() {
     assert_bad_input(&o, "/no/such/folder");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn scan_takes_the_marker_size_from_the_printed_sheet() {
+    let dir = std::env::temp_dir().join(format!("alhambra-sheet-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let sheet = dir.join("sheet.png");
+    let o = alhambra(&[
+        "markers",
+        "--out",
+        sheet.to_str().unwrap_or_default(),
+        "--marker-mm",
+        "40",
+        "--dpi",
+        "100",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let info = dir.join("sheet.json");
+    assert!(info.is_file(), "markers writes sheet.json beside the sheet");
+    let photo = fixture("photos/easy/easy_102.jpg");
+    let o = alhambra(&[
+        "scan",
+        photo.to_str().unwrap_or_default(),
+        "--sheet",
+        info.to_str().unwrap_or_default(),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        !json(&o)["alhambras"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .is_empty()
+    );
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, br#"{"version": 7, "marker_mm": 40}"#).expect("write");
+    let o = alhambra(&[
+        "scan",
+        photo.to_str().unwrap_or_default(),
+        "--sheet",
+        bad.to_str().unwrap_or_default(),
+    ]);
+    assert_bad_input(&o, "bad.json");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -32,6 +32,10 @@ pub struct ScanArgs {
     /// Printed width of the ArUco markers on the table, millimetres.
     #[arg(long, default_value_t = DEFAULT_MARKER_MM, value_parser = parse_marker_mm)]
     pub marker_mm: f64,
+    /// The `sheet.json` that `alhambra markers` wrote beside the printed sheet: the markers'
+    /// size is read from it (instead of --marker-mm).
+    #[arg(long, value_name = "SHEET.json", conflicts_with = "marker_mm")]
+    pub sheet: Option<PathBuf>,
     /// Print exactly one JSON document: the scan result object for one image, a JSON array
     /// of them (in the order given) for several.
     #[arg(long)]
@@ -42,14 +46,40 @@ pub struct ScanArgs {
     pub debug: Option<PathBuf>,
 }
 
+/// The marker size recorded in a marker sheet's `sheet.json`.
+fn sheet_marker_mm(path: &std::path::Path) -> Result<f64> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path).with_context(|| format!("{shown}: cannot read"))?;
+    let sheet: alhambra_calibration::SheetInfo = serde_json::from_str(&text)
+        .with_context(|| format!("{shown}: not a marker sheet description (sheet.json)"))?;
+    if sheet.version != alhambra_calibration::sheet::SHEET_VERSION {
+        anyhow::bail!(
+            "{shown}: marker sheet version {}, this build reads version {}; print the sheet again with `alhambra markers`",
+            sheet.version,
+            alhambra_calibration::sheet::SHEET_VERSION
+        );
+    }
+    if !(sheet.marker_mm.is_finite() && sheet.marker_mm > 1.0 && sheet.marker_mm < 1000.0) {
+        anyhow::bail!(
+            "{shown}: marker size {} mm is not plausible",
+            sheet.marker_mm
+        );
+    }
+    Ok(sheet.marker_mm)
+}
+
 /// Scans every image, then prints the text or the JSON.
 pub fn run(args: &ScanArgs) -> Result<Outcome> {
     crate::images::quiet_opencv();
     let profile = load_profile(args.profile.as_deref())?;
+    let marker_mm = match &args.sheet {
+        Some(path) => sheet_marker_mm(path)?,
+        None => args.marker_mm,
+    };
     let scanner = Scanner::new(
         profile,
         ScanOptions {
-            marker_mm: args.marker_mm,
+            marker_mm,
             ..ScanOptions::default()
         },
     );
