@@ -214,20 +214,15 @@ fn arches_front(
     n: usize,
     c: Bgr,
 ) -> opencv::Result<()> {
-    let w = (x1 - x0) / n as f64;
-    for i in 0..n {
-        let a = x0 + w * (i as f64 + 0.22);
-        let b = x0 + w * (i as f64 + 0.78);
-        let r = (b - a) / 2.0;
-        let mut pts = vec![[a, y, z0], [b, y, z0], [b, y, z0 + h - r]];
-        for k in 1..8 {
-            let t = std::f64::consts::PI * f64::from(k) / 8.0;
-            pts.push([a + r + r * t.cos(), y, z0 + h - r + r * t.sin()]);
-        }
-        pts.push([a, y, z0 + h - r]);
-        fill(img, &iso.poly(&pts), c)?;
-    }
-    Ok(())
+    let face = ArchedFace {
+        from: x0,
+        to: x1,
+        opening: (0.22, 0.78),
+        z0,
+        h,
+        n,
+    };
+    arches(img, iso, &face, c, |u, z| [u, y, z])
 }
 
 /// Arched openings on the right (+x) face of a box.
@@ -243,17 +238,55 @@ fn arches_right(
     n: usize,
     c: Bgr,
 ) -> opencv::Result<()> {
-    let w = (y1 - y0) / n as f64;
+    let face = ArchedFace {
+        from: y0,
+        to: y1,
+        opening: (0.25, 0.75),
+        z0,
+        h,
+        n,
+    };
+    arches(img, iso, &face, c, |u, z| [x, u, z])
+}
+
+/// A row of `n` round-topped openings along one face of a box, from `from` to `to` along
+/// the face, from height `z0` up to `z0 + h`, each opening the `opening` part of its bay.
+struct ArchedFace {
+    from: f64,
+    to: f64,
+    opening: (f64, f64),
+    z0: f64,
+    h: f64,
+    n: usize,
+}
+
+/// Draws an arched face; `at(u, z)` places a point of the face in 3-D.
+fn arches(
+    img: &mut Mat,
+    iso: Iso,
+    face: &ArchedFace,
+    c: Bgr,
+    at: impl Fn(f64, f64) -> [f64; 3],
+) -> opencv::Result<()> {
+    let &ArchedFace {
+        from,
+        to,
+        opening,
+        z0,
+        h,
+        n,
+    } = face;
+    let w = (to - from) / n as f64;
     for i in 0..n {
-        let a = y0 + w * (i as f64 + 0.25);
-        let b = y0 + w * (i as f64 + 0.75);
+        let a = from + w * (i as f64 + opening.0);
+        let b = from + w * (i as f64 + opening.1);
         let r = (b - a) / 2.0;
-        let mut pts = vec![[x, a, z0], [x, b, z0], [x, b, z0 + h - r]];
+        let mut pts = vec![at(a, z0), at(b, z0), at(b, z0 + h - r)];
         for k in 1..8 {
             let t = std::f64::consts::PI * f64::from(k) / 8.0;
-            pts.push([x, a + r + r * t.cos(), z0 + h - r + r * t.sin()]);
+            pts.push(at(a + r + r * t.cos(), z0 + h - r + r * t.sin()));
         }
-        pts.push([x, a, z0 + h - r]);
+        pts.push(at(a, z0 + h - r));
         fill(img, &iso.poly(&pts), c)?;
     }
     Ok(())
