@@ -86,15 +86,7 @@ pub(crate) fn line(
     c: Bgr,
     thickness: i32,
 ) -> opencv::Result<()> {
-    imgproc::line(
-        img,
-        pt(a),
-        pt(b),
-        sc(c),
-        thickness.max(1),
-        imgproc::LINE_AA,
-        SHIFT,
-    )
+    line_scalar(img, a, b, sc(c), thickness)
 }
 
 /// A line with round caps, raw scalar colour.
