@@ -33,6 +33,9 @@ pub struct EvalArgs {
     /// (`meta.marker_mm` in a labels file wins).
     #[arg(long, default_value_t = DEFAULT_MARKER_MM, value_parser = parse_marker_mm)]
     pub marker_mm: f64,
+    /// Also name, on standard error, every photo not read exactly and what was wrong in it.
+    #[arg(long)]
+    pub each: bool,
 }
 
 /// The JSON document of `eval --json`.
@@ -142,6 +145,22 @@ pub fn run(args: &EvalArgs) -> Result<Outcome> {
         let millis = start.elapsed().as_secs_f64() * 1000.0;
         let mut tally = compare_photo(&labels, &scan.to_result(&file_name(image)));
         tally.millis.push(millis);
+        if args.each && tally.photos_exact == 0 {
+            bar.suspend(|| {
+                eprintln!(
+                    "{}: {}/{} Alhambras exact; {} missed, {} phantom, {} building and {} wall \
+                     errors in {} tiles",
+                    image.display(),
+                    tally.alhambras_exact,
+                    tally.alhambras,
+                    tally.missed,
+                    tally.phantom,
+                    tally.building_errors,
+                    tally.wall_errors,
+                    tally.tiles
+                );
+            });
+        }
         let difficulty = labels
             .meta
             .get("difficulty")
