@@ -60,7 +60,8 @@ impl CellFeatures {
 /// pixels) to a PATCH x PATCH square.
 pub fn sample_patch(frame: &Mat, corners: &[Point; 4]) -> opencv::Result<Mat> {
     let n = f64::from(PATCH);
-    let square = [[0.0, 0.0], [n, 0.0], [n, n], [0.0, n]];
+    // Patch pixel centres sit at the middle of their share of the quad.
+    let square = [[-0.5, -0.5], [n - 0.5, -0.5], [n - 0.5, n - 0.5], [-0.5, n - 0.5]];
     let Some(h) = Homography::from_quads(&square, corners) else {
         return Err(opencv::Error::new(
             opencv::core::StsBadArg,
