@@ -516,7 +516,10 @@ impl Scanner {
             edges,
             table: None,
         };
+        let timing = std::time::Instant::now();
         let (candidates, table) = self.fountain_candidates(&view, &image_to_table)?;
+        let (mut t_fit, mut t_grow) = (0.0, 0.0);
+        let t_candidates = timing.elapsed().as_secs_f64() * 1e3;
         view.table = table;
         let debug = std::env::var_os("ALHAMBRA_DEBUG").is_some();
         let mut alhambras: Vec<FoundAlhambra> = Vec::new();
@@ -528,7 +531,11 @@ impl Scanner {
             if claimed.iter().any(|(q, size)| dist(*q, c_px) < 0.5 * size) {
                 continue;
             }
-            let Some(grid) = self.fit_grid(&view, c)? else {
+            let t = std::time::Instant::now();
+            let fitted = self.fit_grid(&view, c)?;
+            t_fit += t.elapsed().as_secs_f64() * 1e3;
+            let t = std::time::Instant::now();
+            let Some(grid) = fitted else {
                 if debug {
                     eprintln!("candidate at {c_px:?}: no fountain lattice");
                 }
@@ -572,6 +579,13 @@ impl Scanner {
                 claimed.extend(found.1);
                 alhambras.push(found.0);
             }
+            t_grow += t.elapsed().as_secs_f64() * 1e3;
+        }
+        if std::env::var_os("ALHAMBRA_TIMING").is_some() {
+            eprintln!(
+                "timing: fountain candidates {t_candidates:.1} ms, lattice fits {t_fit:.1} ms, \
+                 growing {t_grow:.1} ms"
+            );
         }
         Ok(alhambras)
     }
@@ -1352,20 +1366,38 @@ fn lattice_period(
             py[y] += f64::from(gy[y * n + x].abs());
         }
     }
-    let at = |p: &[f64], x: f64| -> f64 {
-        if x < 0.0 || x > (n - 1) as f64 {
-            return 0.0;
-        }
-        let i = x.floor() as usize;
-        let t = x - i as f64;
-        p[i] * (1.0 - t) + p[(i + 1).min(n - 1)] * t
+    // The profiles at a quarter of a pixel, and the best of each point and its neighbours a
+    // pixel away (a tooth may miss a border by a pixel): the comb then only looks values up.
+    const SUB: f64 = 4.0;
+    let fine = |p: &[f64]| -> Vec<f64> {
+        (0..=(n - 1) * SUB as usize)
+            .map(|k| {
+                let x = k as f64 / SUB;
+                let i = (x.floor() as usize).min(n - 1);
+                let t = x - i as f64;
+                p[i] * (1.0 - t) + p[(i + 1).min(n - 1)] * t
+            })
+            .collect()
     };
-    let comb = |p: &[f64], period: f64, phase: f64| -> f64 {
+    let near_max = |f: &[f64]| -> Vec<f64> {
+        let s = SUB as usize;
+        (0..f.len())
+            .map(|k| {
+                let before = k.checked_sub(s).map_or(0.0, |j| f[j]);
+                let after = f.get(k + s).copied().unwrap_or(0.0);
+                f[k].max(before).max(after)
+            })
+            .collect()
+    };
+    let (fx, fy) = (fine(&px), fine(&py));
+    let (px, py) = ((near_max(&fx), fx), (near_max(&fy), fy));
+    let last = (n - 1) as f64;
+    let comb = |(on_line, plain): &(Vec<f64>, Vec<f64>), period: f64, phase: f64| -> f64 {
         let (mut on, mut off, mut count) = (0.0, 0.0, 0.0f64);
         let mut x = phase;
-        while x + period / 2.0 < (n - 1) as f64 {
-            on += at(p, x).max(at(p, x - 1.0)).max(at(p, x + 1.0));
-            off += at(p, x + period / 2.0);
+        while x + period / 2.0 < last {
+            on += on_line[(x * SUB).round() as usize];
+            off += plain[((x + period / 2.0) * SUB).round() as usize];
             count += 1.0;
             x += period;
         }
@@ -1375,7 +1407,7 @@ fn lattice_period(
             (on - off) / count
         }
     };
-    let best_phase = |p: &[f64], period: f64| -> (f64, f64) {
+    let best_phase = |p: &(Vec<f64>, Vec<f64>), period: f64| -> (f64, f64) {
         let mut best = (f64::NEG_INFINITY, 0.0);
         let mut phase = 0.0;
         while phase < period {
@@ -1402,7 +1434,7 @@ fn lattice_period(
     };
     // Then each axis on its own near the joint period: the table plane may stretch one
     // axis more than the other (an affine plane under a tilted camera).
-    let refine = |p: &[f64]| -> (f64, f64) {
+    let refine = |p: &(Vec<f64>, Vec<f64>)| -> (f64, f64) {
         let mut best = (f64::NEG_INFINITY, joint, 0.0);
         let mut period = 0.85 * joint;
         while period <= 1.15 * joint {
