@@ -789,11 +789,22 @@ impl Scanner {
         // Every edge direction gets its lattice; the one whose fountain has the most tiles
         // around it wins (a neighbouring Alhambra or the art can set the strongest edges).
         let mut best: Option<(f32, Homography)> = None;
+        // What each direction's window shows (edge profiles, axis tilts) is the same for
+        // every range of pitches: measured once.
+        let mut looked: Vec<Option<(EdgeProfiles, (f64, f64))>> = vec![None; directions.len()];
         for &range in ranges {
-            for &angle in &directions {
-                let win = self.window(view, centre, angle, res, n)?;
+            for (d, &angle) in directions.iter().enumerate() {
+                let (profiles, (tilt_x, tilt_y)) = match &looked[d] {
+                    Some(l) => l.clone(),
+                    None => {
+                        let win = self.window(view, centre, angle, res, n)?;
+                        let l = (edge_profiles(&win)?, axis_tilts(&win)?);
+                        looked[d] = Some(l.clone());
+                        l
+                    }
+                };
                 let Some(([(period_x, phase_x), (period_y, phase_y)], _)) =
-                    lattice_period(&win, PX, range)?
+                    lattice_period(&profiles, PX, range)
                 else {
                     continue;
                 };
@@ -805,7 +816,6 @@ impl Scanner {
                 let (a0, b0) = (nearest(phase_x, period_x), nearest(phase_y, period_y));
                 // The two axes need not be square to each other on an affine table plane:
                 // each one's own lines give its direction.
-                let (tilt_x, tilt_y) = axis_tilts(&win)?;
                 let (sx, cx) = tilt_x.sin_cos();
                 let (sy, cy) = tilt_y.sin_cos();
                 let grid_to_window = Homography([
@@ -1351,20 +1361,14 @@ type Period = (f64, f64);
 /// not, whatever its picture; the comparison also rejects half and double periods).
 /// Returns (period, phase) along x and along y, and how well the comb fits.
 fn lattice_period(
-    grey: &Mat,
+    profiles: &EdgeProfiles,
     expected: f64,
     range: (f64, f64),
-) -> Result<Option<([Period; 2], f64)>, ScanError> {
-    let (gx, gy) = gradients(grey)?;
-    let n = grey.cols() as usize;
-    let (gx, gy) = (gx.data_typed::<f32>()?, gy.data_typed::<f32>()?);
-    let mut px = vec![0f64; n];
-    let mut py = vec![0f64; n];
-    for y in 0..n {
-        for x in 0..n {
-            px[x] += f64::from(gx[y * n + x].abs());
-            py[y] += f64::from(gy[y * n + x].abs());
-        }
+) -> Option<([Period; 2], f64)> {
+    let EdgeProfiles { x: px, y: py } = profiles;
+    let n = px.len();
+    if n < 2 {
+        return None;
     }
     // The profiles at a quarter of a pixel, and the best of each point and its neighbours a
     // pixel away (a tooth may miss a border by a pixel): the comb then only looks values up.
@@ -1389,7 +1393,7 @@ fn lattice_period(
             })
             .collect()
     };
-    let (fx, fy) = (fine(&px), fine(&py));
+    let (fx, fy) = (fine(px), fine(py));
     let (px, py) = ((near_max(&fx), fx), (near_max(&fy), fy));
     let last = (n - 1) as f64;
     let comb = |(on_line, plain): &(Vec<f64>, Vec<f64>), period: f64, phase: f64| -> f64 {
@@ -1429,9 +1433,7 @@ fn lattice_period(
         }
         period += 0.25;
     }
-    let Some((score, joint, _, _)) = best.filter(|b| b.0 > 0.0) else {
-        return Ok(None);
-    };
+    let (score, joint, _, _) = best.filter(|b| b.0 > 0.0)?;
     // Then each axis on its own near the joint period: the table plane may stretch one
     // axis more than the other (an affine plane under a tilted camera).
     let refine = |p: &(Vec<f64>, Vec<f64>)| -> (f64, f64) {
@@ -1447,5 +1449,28 @@ fn lattice_period(
         (best.1, best.2)
     };
     let ((period_x, phase_x), (period_y, phase_y)) = (refine(&px), refine(&py));
-    Ok(Some(([(period_x, phase_x), (period_y, phase_y)], score)))
+    Some(([(period_x, phase_x), (period_y, phase_y)], score))
+}
+
+/// Edge energy of a square window summed down its columns (x) and along its rows (y):
+/// where the lattice's lines cross each axis.
+#[derive(Debug, Clone)]
+struct EdgeProfiles {
+    x: Vec<f64>,
+    y: Vec<f64>,
+}
+
+fn edge_profiles(grey: &Mat) -> Result<EdgeProfiles, ScanError> {
+    let (gx, gy) = gradients(grey)?;
+    let n = grey.cols() as usize;
+    let (gx, gy) = (gx.data_typed::<f32>()?, gy.data_typed::<f32>()?);
+    let mut px = vec![0f64; n];
+    let mut py = vec![0f64; n];
+    for y in 0..n {
+        for x in 0..n {
+            px[x] += f64::from(gx[y * n + x].abs());
+            py[y] += f64::from(gy[y * n + x].abs());
+        }
+    }
+    Ok(EdgeProfiles { x: px, y: py })
 }
