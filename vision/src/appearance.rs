@@ -61,7 +61,12 @@ impl CellFeatures {
 pub fn sample_patch(frame: &Mat, corners: &[Point; 4]) -> opencv::Result<Mat> {
     let n = f64::from(PATCH);
     // Patch pixel centres sit at the middle of their share of the quad.
-    let square = [[-0.5, -0.5], [n - 0.5, -0.5], [n - 0.5, n - 0.5], [-0.5, n - 0.5]];
+    let square = [
+        [-0.5, -0.5],
+        [n - 0.5, -0.5],
+        [n - 0.5, n - 0.5],
+        [-0.5, n - 0.5],
+    ];
     let Some(h) = Homography::from_quads(&square, corners) else {
         return Err(opencv::Error::new(
             opencv::core::StsBadArg,
@@ -883,5 +888,54 @@ mod tests {
         // The old bottom-left block becomes the top-left one.
         let bottom_left = ((GRID - 1) * GRID) * 3;
         assert_eq!(t.blocks[0], f.blocks[bottom_left]);
+    }
+
+    /// A white square on black, its quad drawn exactly on its outline (pixel centres at
+    /// integers, so pixels 50..=145 span 49.5..145.5).
+    fn white_square() -> (Mat, [Point; 4]) {
+        let mut frame =
+            Mat::new_rows_cols_with_default(200, 200, opencv::core::CV_8UC3, Scalar::all(0.0))
+                .expect("frame");
+        imgproc::rectangle(
+            &mut frame,
+            opencv::core::Rect::new(50, 50, 96, 96),
+            Scalar::all(255.0),
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .expect("square");
+        let (a, b) = (49.5, 145.5);
+        (frame, [[a, a], [b, a], [b, b], [a, b]])
+    }
+
+    #[test]
+    fn a_patch_is_centred_on_its_quad() {
+        // A patch shifted by half a pixel shows the black outside along two of its sides
+        // and misplaces every wall band by as much: every border row and column of the
+        // patch must be inside the square, equally white.
+        let (frame, quad) = white_square();
+        let patch = sample_patch(&frame, &quad).expect("patch");
+        let bytes = patch.data_bytes().expect("bytes");
+        let n = PATCH as usize;
+        let mean = |pixels: &mut dyn Iterator<Item = usize>| -> f64 {
+            let v: Vec<f64> = pixels.map(|i| f64::from(bytes[i * 3])).collect();
+            v.iter().sum::<f64>() / v.len() as f64
+        };
+        let top = mean(&mut (0..n));
+        let bottom = mean(&mut ((n - 1) * n..n * n));
+        let left = mean(&mut (0..n).map(|y| y * n));
+        let right = mean(&mut (0..n).map(|y| y * n + n - 1));
+        for (name, m) in [
+            ("top", top),
+            ("bottom", bottom),
+            ("left", left),
+            ("right", right),
+        ] {
+            assert!(
+                m > 250.0,
+                "{name} border row/column mean {m}, expected white"
+            );
+        }
     }
 }
