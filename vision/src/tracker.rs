@@ -17,7 +17,9 @@
 //!   noticed.
 //! - **Stability gate.** A reading is accepted once the same layout has been read in
 //!   `stable_frames` (3) consecutive calm frames: the same cells with the same buildings in
-//!   each, and each wall side as most of those readings say. Walls are voted rather than
+//!   each, and each wall side as most of those readings say; a reading that takes accepted
+//!   tiles away needs `removal_frames` (5), as the scanner misses a marginal tile now and
+//!   then while a hand passes changes nothing. Walls are voted rather than
 //!   required identical because the scanner's reading of a side near its decision
 //!   boundary flickers with sensor noise from frame to frame (seen on the synthetic
 //!   sequences: a side or two per scene flipping every frame), and a strict gate then
@@ -53,6 +55,10 @@ pub struct TrackerOptions {
     /// Consecutive calm frames with the same reading (cells and buildings; walls by
     /// majority) before it is accepted.
     pub stable_frames: u32,
+    /// Consecutive calm frames before a reading that takes accepted tiles away is accepted:
+    /// the scanner misses a tile far more often than it invents one, and taking a tile
+    /// back is rare in the game, so a removal needs more evidence than an addition.
+    pub removal_frames: u32,
     /// Most consecutive calm readings the wall vote looks at.
     pub window: u32,
     /// Most mean absolute grey difference (8-bit levels, downscaled frame) between two
@@ -75,6 +81,7 @@ impl Default for TrackerOptions {
     fn default() -> TrackerOptions {
         TrackerOptions {
             stable_frames: 3,
+            removal_frames: 5,
             window: 5,
             motion_threshold: 1.5,
             local_motion_threshold: 1.5,
@@ -728,7 +735,8 @@ impl Tracker {
                 }
             };
             track.history.push_back(reading);
-            while track.history.len() > opts.window.max(opts.stable_frames) as usize {
+            let keep = opts.window.max(opts.stable_frames).max(opts.removal_frames);
+            while track.history.len() > keep as usize {
                 track.history.pop_front();
             }
             // The run of latest readings with the same cells and buildings as the newest.
@@ -748,12 +756,23 @@ impl Tracker {
                 track.state.wait = None;
                 continue;
             }
+            let removes = |l: &Alhambra| {
+                track
+                    .state
+                    .accepted
+                    .as_ref()
+                    .is_some_and(|a| a.tiles().any(|(p, _)| l.get(p).is_none()))
+            };
+            let needed = match &layout {
+                Some(l) if removes(l) => opts.removal_frames,
+                _ => opts.stable_frames,
+            };
             let layout = match layout {
-                Some(layout) if seen >= opts.stable_frames => layout,
+                Some(layout) if seen >= needed => layout,
                 _ => {
                     track.state.wait = Some(Wait::Settling {
-                        seen: seen.min(opts.stable_frames),
-                        needed: opts.stable_frames,
+                        seen: seen.min(needed),
+                        needed,
                     });
                     continue;
                 }
