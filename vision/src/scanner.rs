@@ -791,20 +791,16 @@ impl Scanner {
         let mut best: Option<(f32, Homography)> = None;
         // What each direction's window shows (edge profiles, axis tilts) is the same for
         // every range of pitches: measured once.
-        let mut looked: Vec<Option<(EdgeProfiles, (f64, f64))>> = vec![None; directions.len()];
+        let mut looked = Vec::with_capacity(directions.len());
+        for &angle in &directions {
+            let win = self.window(view, centre, angle, res, n)?;
+            looked.push((angle, edge_profiles(&win)?, axis_tilts(&win)?));
+        }
         for &range in ranges {
-            for (d, &angle) in directions.iter().enumerate() {
-                let (profiles, (tilt_x, tilt_y)) = match &looked[d] {
-                    Some(l) => l.clone(),
-                    None => {
-                        let win = self.window(view, centre, angle, res, n)?;
-                        let l = (edge_profiles(&win)?, axis_tilts(&win)?);
-                        looked[d] = Some(l.clone());
-                        l
-                    }
-                };
+            for (angle, profiles, (tilt_x, tilt_y)) in &looked {
+                let (angle, tilt_x, tilt_y) = (*angle, *tilt_x, *tilt_y);
                 let Some(([(period_x, phase_x), (period_y, phase_y)], _)) =
-                    lattice_period(&profiles, PX, range)
+                    lattice_period(profiles, PX, range)
                 else {
                     continue;
                 };
@@ -1454,7 +1450,7 @@ fn lattice_period(
 
 /// Edge energy of a square window summed down its columns (x) and along its rows (y):
 /// where the lattice's lines cross each axis.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct EdgeProfiles {
     x: Vec<f64>,
     y: Vec<f64>,
