@@ -47,14 +47,15 @@ fn variant(frame: &Mat, quad: &[Point; 4], rng: &mut fastrand::Rng) -> opencv::R
         p[1] = c[1] + (p[1] - c[1]) * grow + (rng.f64() - 0.5) * 0.08 * size;
     }
     let patch = sample_patch(frame, &q)?;
-    let mut patch = if rng.f64() < 0.3 {
+    let mut patch = if rng.f64() < 0.5 {
         let mut soft = Mat::default();
+        let sigma = 0.6 + 2.0 * rng.f64();
         opencv::imgproc::gaussian_blur(
             &patch,
             &mut soft,
-            opencv::core::Size::new(5, 5),
-            1.0,
-            1.0,
+            opencv::core::Size::new(0, 0),
+            sigma,
+            sigma,
             opencv::core::BORDER_REPLICATE,
         )?;
         soft
