@@ -772,11 +772,11 @@ impl Scanner {
         let pitch0 = f64::from(self.profile.pitch_mm);
         const PX: f64 = 32.0; // window pixels per expected pitch
         let res = PX / pitch0;
-        let directions = {
-            let win = self.window(view, centre, 0.0, res, (3.0 * PX) as i32)?;
-            edge_directions(&win)?
-        };
         let n = (5.0 * PX) as i32;
+        let directions: Vec<f64> = {
+            let win = self.window(view, centre, 0.0, res, n)?;
+            lattice_directions(&win, PX)?
+        };
         // With markers the table scale is known near them and tiles are near the learned
         // pitch; far from them (an affine plane under a tilted camera) and without them,
         // it is a guess: wider ranges follow when the first finds nothing.
@@ -786,6 +786,16 @@ impl Scanner {
             &[(0.7, 1.45)]
         };
         let debug = std::env::var_os("ALHAMBRA_DEBUG").is_some();
+        if debug {
+            eprintln!(
+                "directions at {:?}: {:?}",
+                view.table_to_image.apply(centre),
+                directions
+                    .iter()
+                    .map(|a| a.to_degrees().round())
+                    .collect::<Vec<_>>()
+            );
+        }
         // Every edge direction gets its lattice; the one whose fountain has the most tiles
         // around it wins (a neighbouring Alhambra or the art can set the strongest edges).
         let mut best: Option<(f32, Homography)> = None;
@@ -800,7 +810,7 @@ impl Scanner {
             for (angle, profiles, (tilt_x, tilt_y)) in &looked {
                 let (angle, tilt_x, tilt_y) = (*angle, *tilt_x, *tilt_y);
                 let Some(([(period_x, phase_x), (period_y, phase_y)], _)) =
-                    lattice_period(profiles, PX, range)
+                    lattice_period(profiles, PX, range, false)
                 else {
                     continue;
                 };
@@ -1030,8 +1040,23 @@ impl Scanner {
                 }
                 if std::env::var_os("ALHAMBRA_DEBUG").is_some() {
                     let c = quad_centre(&quad);
+                    let per: Vec<String> = self
+                        .profile
+                        .buildings
+                        .iter()
+                        .map(|g| {
+                            g.as_ref().map_or("-".into(), |g| {
+                                format!(
+                                    "{:.1}",
+                                    (0..4)
+                                        .map(|t| g.distance(&features.turned(t).blocks))
+                                        .fold(f32::INFINITY, f32::min)
+                                )
+                            })
+                        })
+                        .collect();
                     eprintln!(
-                        "cell {i},{j} at [{:.0},{:.0}] presence {presence:?}",
+                        "cell {i},{j} at [{:.0},{:.0}] presence {presence:?} per {per:?}",
                         c[0], c[1]
                     );
                 }
@@ -1231,54 +1256,82 @@ fn table_colour(bytes: &[u8], white: WhiteBalance) -> Option<[f32; 3]> {
     Some([r, g, l])
 }
 
-/// The strongest edge directions modulo a quarter turn, radians in [0, pi/2), strongest
-/// first (at most three).
-fn edge_directions(grey: &Mat) -> Result<Vec<f64>, ScanError> {
+/// The directions (radians in [0, pi/2), best first, at most three) along which the
+/// window's edges look most like a lattice of tiles: for every direction, the edge energy
+/// projected on the two axes it sets is scored by the lattice comb. A table's grain or the
+/// art's slanted lines can be the strongest edges but are not a lattice on both axes.
+fn lattice_directions(grey: &Mat, expected: f64) -> Result<Vec<f64>, ScanError> {
     let (gx, gy) = gradients(grey)?;
+    let n = grey.cols() as usize;
     let (gx, gy) = (gx.data_typed::<f32>()?, gy.data_typed::<f32>()?);
-    const BINS: usize = 90;
-    let mut hist = [0f64; BINS];
-    for (x, y) in gx.iter().zip(gy) {
-        let m = f64::from(x * x + y * y);
-        if m < 1.0 {
-            continue;
+    // The disc inside the window, so that every direction sees the same pixels; faint
+    // gradients (noise, cloth) left out.
+    let half = n as f64 / 2.0;
+    let mut edges: Vec<(f64, f64, f64, f64)> = Vec::new();
+    for y in 0..n {
+        for x in 0..n {
+            let (ex, ey) = (f64::from(gx[y * n + x]), f64::from(gy[y * n + x]));
+            let (dx, dy) = (x as f64 + 0.5 - half, y as f64 + 0.5 - half);
+            if ex * ex + ey * ey >= 64.0 && dx * dx + dy * dy < half * half {
+                edges.push((dx, dy, ex, ey));
+            }
         }
-        let a = f64::from(*y)
-            .atan2(f64::from(*x))
-            .rem_euclid(std::f64::consts::FRAC_PI_2);
-        let bin = ((a / std::f64::consts::FRAC_PI_2 * BINS as f64) as usize).min(BINS - 1);
-        hist[bin] += m.sqrt();
     }
-    let smooth: Vec<f64> = (0..BINS)
-        .map(|i| {
-            (0..5)
-                .map(|k| hist[(i + BINS + k - 2) % BINS] * [1.0, 2.0, 3.0, 2.0, 1.0][k])
-                .sum()
+    let project = |angle: f64| -> EdgeProfiles {
+        let (s, c) = angle.sin_cos();
+        let mut profiles = EdgeProfiles {
+            x: vec![0.0; n],
+            y: vec![0.0; n],
+        };
+        for &(dx, dy, ex, ey) in &edges {
+            let (u, v) = (dx * c + dy * s + half, -dx * s + dy * c + half);
+            if u >= 0.0 && (u as usize) < n {
+                profiles.x[u as usize] += (ex * c + ey * s).abs();
+            }
+            if v >= 0.0 && (v as usize) < n {
+                profiles.y[v as usize] += (-ex * s + ey * c).abs();
+            }
+        }
+        profiles
+    };
+    // Which directions show a lattice: a coarse comb every few degrees ...
+    const STEP_DEG: f64 = 3.0;
+    let steps = (90.0 / STEP_DEG) as usize;
+    let scores: Vec<f64> = (0..steps)
+        .map(|k| {
+            let profiles = project((k as f64 * STEP_DEG).to_radians());
+            lattice_period(&profiles, expected, (0.55, 1.8), true).map_or(0.0, |(_, s)| s)
         })
         .collect();
-    // The strongest local peaks: tile borders, but also the isometric drawings' 30 and
-    // 60 degree edges or a table's grain; the lattice fit decides between them.
-    let mut peaks: Vec<(f64, f64)> = Vec::new();
-    for i in 0..BINS {
-        let (l, c, r) = (
-            smooth[(i + BINS - 1) % BINS],
-            smooth[i],
-            smooth[(i + 1) % BINS],
-        );
-        if c <= 0.0 || c < l || c <= r {
-            continue;
-        }
-        let denom = l - 2.0 * c + r;
-        let offset = if denom.abs() > 1e-9 {
-            0.5 * (l - r) / denom
-        } else {
-            0.0
-        };
-        let angle = ((i as f64 + 0.5 + offset) / BINS as f64) * std::f64::consts::FRAC_PI_2;
-        peaks.push((c, angle.rem_euclid(std::f64::consts::FRAC_PI_2)));
-    }
+    let mut peaks: Vec<(f64, f64)> = (0..steps)
+        .filter(|&k| {
+            let (l, c, r) = (
+                scores[(k + steps - 1) % steps],
+                scores[k],
+                scores[(k + 1) % steps],
+            );
+            c > 0.0 && c >= l && c > r
+        })
+        .map(|k| (scores[k], k as f64 * STEP_DEG))
+        .collect();
     peaks.sort_by(|a, b| b.0.total_cmp(&a.0));
-    Ok(peaks.into_iter().take(3).map(|(_, a)| a).collect())
+    peaks.truncate(3);
+    // ... and exactly where: lines seen exactly along their direction project to the
+    // sharpest profiles (the comb forgives a pixel, so it cannot tell).
+    let sharpness = |p: &EdgeProfiles| -> f64 { p.x.iter().chain(&p.y).map(|v| v * v).sum() };
+    Ok(peaks
+        .into_iter()
+        .map(|(_, at)| {
+            (-12..=12)
+                .map(|k| (at + f64::from(k) * 0.25).rem_euclid(90.0).to_radians())
+                .map(|a| (sharpness(&project(a)), a))
+                .fold(
+                    (f64::NEG_INFINITY, 0.0),
+                    |b, x| if x.0 > b.0 { x } else { b },
+                )
+                .1
+        })
+        .collect())
 }
 
 /// How far the lattice's lines lean from the window's axes, radians: (x axis, y axis).
@@ -1360,9 +1413,12 @@ fn lattice_period(
     profiles: &EdgeProfiles,
     expected: f64,
     range: (f64, f64),
+    coarse: bool,
 ) -> Option<([Period; 2], f64)> {
     let EdgeProfiles { x: px, y: py } = profiles;
     let n = px.len();
+    // A coarse look (which directions hold a lattice at all) steps wider.
+    let (phase_step, period_step) = if coarse { (1.0, 1.0) } else { (0.5, 0.25) };
     if n < 2 {
         return None;
     }
@@ -1415,7 +1471,7 @@ fn lattice_period(
             if s > best.0 {
                 best = (s, phase);
             }
-            phase += 0.5;
+            phase += phase_step;
         }
         best
     };
@@ -1427,9 +1483,12 @@ fn lattice_period(
         if best.is_none_or(|b| sx + sy > b.0) {
             best = Some((sx + sy, period, fx, fy));
         }
-        period += 0.25;
+        period += period_step;
     }
     let (score, joint, _, _) = best.filter(|b| b.0 > 0.0)?;
+    if coarse {
+        return Some(([(joint, 0.0), (joint, 0.0)], score));
+    }
     // Then each axis on its own near the joint period: the table plane may stretch one
     // axis more than the other (an affine plane under a tilted camera).
     let refine = |p: &(Vec<f64>, Vec<f64>)| -> (f64, f64) {
