@@ -481,6 +481,9 @@ pub struct Sample {
     pub walls: Walls,
     /// Its features, upright.
     pub features: CellFeatures,
+    /// Whether it was softened on purpose (a learned variant out of focus): the overview's
+    /// fountain search, at a few pixels per tile, never sees focus.
+    pub softened: bool,
 }
 
 impl Profile {
@@ -556,7 +559,7 @@ impl Profile {
             .map(|b| {
                 let of: Vec<[f32; DETECT_DIMS]> = samples
                     .iter()
-                    .filter(|s| s.building == b)
+                    .filter(|s| s.building == b && !s.softened)
                     .map(|s| detect_features(&s.features.blocks))
                     .collect();
                 let refs: Vec<&[f32]> = of.iter().map(|f| &f[..]).collect();

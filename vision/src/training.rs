@@ -36,7 +36,7 @@ const CLUTTER_CELLS: usize = 150;
 /// A labelled cell as it may look in another photo: its corners moved by up to 4% of its
 /// size (alignment), each colour channel scaled by up to 4% (what the paper white balance leaves), a
 /// brightness slope across it (uneven light), and sometimes softened (focus).
-fn variant(frame: &Mat, quad: &[Point; 4], rng: &mut fastrand::Rng) -> opencv::Result<Mat> {
+fn variant(frame: &Mat, quad: &[Point; 4], rng: &mut fastrand::Rng) -> opencv::Result<(Mat, bool)> {
     let size =
         ((quad[0][0] - quad[2][0]).hypot(quad[0][1] - quad[2][1])) / std::f64::consts::SQRT_2;
     let mut q = *quad;
@@ -47,7 +47,8 @@ fn variant(frame: &Mat, quad: &[Point; 4], rng: &mut fastrand::Rng) -> opencv::R
         p[1] = c[1] + (p[1] - c[1]) * grow + (rng.f64() - 0.5) * 0.08 * size;
     }
     let patch = sample_patch(frame, &q)?;
-    let mut patch = if rng.f64() < 0.5 {
+    let softened = rng.f64() < 0.5;
+    let mut patch = if softened {
         let mut soft = Mat::default();
         let sigma = 0.6 + 2.0 * rng.f64();
         opencv::imgproc::gaussian_blur(
@@ -82,7 +83,7 @@ fn variant(frame: &Mat, quad: &[Point; 4], rng: &mut fastrand::Rng) -> opencv::R
             }
         }
     }
-    Ok(patch)
+    Ok((patch, softened))
 }
 
 /// Turns one labelled photo into samples. Tiles without `corners_px` or marked occluded
@@ -122,13 +123,15 @@ pub fn photo_samples(
                         building: Some(t.building),
                         walls: t.walls,
                         features: features(&patch, white)?,
+                        softened: false,
                     });
                     for _ in 0..VARIANTS {
-                        let patch = variant(frame, &px, &mut rng)?;
+                        let (patch, softened) = variant(frame, &px, &mut rng)?;
                         samples.push(Sample {
                             building: Some(t.building),
                             walls: t.walls,
                             features: features(&patch, white)?,
+                            softened,
                         });
                     }
                 }
@@ -207,13 +210,15 @@ pub fn photo_samples(
                     building: None,
                     walls: Default::default(),
                     features: features(&patch, white)?,
+                    softened: false,
                 });
                 for _ in 0..VARIANTS / 2 {
-                    let patch = variant(frame, &px, &mut rng)?;
+                    let (patch, softened) = variant(frame, &px, &mut rng)?;
                     samples.push(Sample {
                         building: None,
                         walls: Default::default(),
                         features: features(&patch, white)?,
+                        softened,
                     });
                 }
             }
@@ -254,6 +259,7 @@ pub fn photo_samples(
                         building: None,
                         walls: Default::default(),
                         features: f.turned(t),
+                        softened: false,
                     });
                 }
             }
