@@ -241,6 +241,9 @@ fn quad_size(q: &[Point; 4]) -> f64 {
 
 static FEATURE_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// Pixels per tile of the overview the fountains are looked for in.
+const OVERVIEW_PX_PER_TILE: f64 = 16.0;
+
 /// Wider photos are read from a reduced copy.
 const MAX_WORKING_WIDTH: i32 = 2400;
 
@@ -518,10 +521,17 @@ impl Scanner {
         };
         let timing = std::time::Instant::now();
         let (candidates, table) = self.fountain_candidates(&view, &image_to_table)?;
+        let debug = std::env::var_os("ALHAMBRA_DEBUG").is_some();
+        if debug {
+            for c in &candidates {
+                if let Some(p) = view.table_to_image.apply(*c) {
+                    eprintln!("fountain candidate {:.0} {:.0}", p[0], p[1]);
+                }
+            }
+        }
         let (mut t_fit, mut t_grow) = (0.0, 0.0);
         let t_candidates = timing.elapsed().as_secs_f64() * 1e3;
         view.table = table;
-        let debug = std::env::var_os("ALHAMBRA_DEBUG").is_some();
         let mut alhambras: Vec<FoundAlhambra> = Vec::new();
         let mut claimed: Vec<(Point, f64)> = Vec::new(); // image centre and size of cells read
         for c in candidates {
@@ -599,7 +609,7 @@ impl Scanner {
     ) -> Result<(Vec<Point>, Option<[f32; 3]>), ScanError> {
         let pitch = f64::from(self.profile.pitch_mm);
         // Overview: the visible table at about ten pixels per tile.
-        let q = 10.0 / pitch;
+        let q = OVERVIEW_PX_PER_TILE / pitch;
         let (w, h) = (f64::from(view.frame.cols()), f64::from(view.frame.rows()));
         let mut lo = [f64::INFINITY; 2];
         let mut hi = [f64::NEG_INFINITY; 2];
@@ -688,26 +698,24 @@ impl Scanner {
             ]
         };
         let tile = pitch * q;
+        // Boxes of an even width, centred on pixel corners: the centre is the middle 38% of
+        // a tile and the ring reaches 76% across, as in the cells learned from (`features`
+        // leaves a 12% margin; `detect_features` splits 4x4 blocks into 2x2 and the rest).
         let centre_half = (0.19 * tile).round().max(1.0) as usize;
         let ring_half = (0.38 * tile).round().max(2.0) as usize;
-        let centre_area = ((2 * centre_half + 1) * (2 * centre_half + 1)) as f64;
-        let ring_area = ((2 * ring_half + 1) * (2 * ring_half + 1)) as f64 - centre_area;
+        let centre_area = (4 * centre_half * centre_half) as f64;
+        let ring_area = (4 * ring_half * ring_half) as f64 - centre_area;
         let detectors = self.profile.detectors();
         let mut score = vec![f32::NEG_INFINITY; ow * oh];
-        for y in ring_half..oh.saturating_sub(ring_half + 1) {
-            for x in ring_half..ow.saturating_sub(ring_half + 1) {
+        for y in ring_half..oh.saturating_sub(ring_half) {
+            for x in ring_half..ow.saturating_sub(ring_half) {
                 let c = boxsum(
                     x - centre_half,
                     y - centre_half,
-                    x + centre_half + 1,
-                    y + centre_half + 1,
+                    x + centre_half,
+                    y + centre_half,
                 );
-                let r = boxsum(
-                    x - ring_half,
-                    y - ring_half,
-                    x + ring_half + 1,
-                    y + ring_half + 1,
-                );
+                let r = boxsum(x - ring_half, y - ring_half, x + ring_half, y + ring_half);
                 let ring_n = r[3] - c[3];
                 if c[3] < centre_area || ring_n < 0.9 * ring_area {
                     continue;
@@ -760,7 +768,7 @@ impl Scanner {
         peaks.truncate(24);
         let points = peaks
             .into_iter()
-            .map(|(_, x, y)| [lo[0] + (x as f64 + 0.5) / q, lo[1] + (y as f64 + 0.5) / q])
+            .map(|(_, x, y)| [lo[0] + x as f64 / q, lo[1] + y as f64 / q])
             .collect();
         Ok((points, table))
     }
@@ -938,6 +946,13 @@ impl Scanner {
             };
             let Some(f) = view.features(&q) else { continue };
             let m = margin(&f);
+            if std::env::var_os("ALHAMBRA_DEBUG").is_some() && m > 0.0 {
+                eprintln!(
+                    "    fountain look ({di},{dj}): margin {m:.1} distance {:.1} table share {:.2}",
+                    self.profile.tile_distance(&f),
+                    view.table_share(&q)
+                );
+            }
             if m > 0.0
                 && self.profile.tile_distance(&f) <= 1.5 * self.profile.presence_limit
                 && view.table_share(&q) <= TABLE_SHARE_LIMIT
