@@ -213,6 +213,8 @@ struct View<'a> {
     /// The table's own colour in this photo (chromaticity r, g and brightness), when it
     /// could be told: the commonest colour of the view.
     table: Option<[f32; 3]>,
+    /// Image centre and size of every cell already read into an Alhambra.
+    claimed: Vec<(Point, f64)>,
 }
 
 /// A cell more than this share of which looks like the bare table holds no tile.
@@ -266,6 +268,14 @@ const SQUARE: [(f64, f64); 9] = [
 const SHIFT_RANGE: f64 = 0.2;
 
 impl View<'_> {
+    /// Whether a quad lies on a cell already read into an Alhambra.
+    fn taken(&self, q: &[Point; 4]) -> bool {
+        let c = quad_centre(q);
+        self.claimed
+            .iter()
+            .any(|(p, size)| dist(*p, c) < 0.5 * size)
+    }
+
     fn inside(&self, q: &[Point; 4]) -> bool {
         let (w, h) = (f64::from(self.frame.cols()), f64::from(self.frame.rows()));
         q.iter()
@@ -518,6 +528,7 @@ impl Scanner {
             white,
             edges,
             table: None,
+            claimed: Vec::new(),
         };
         let timing = std::time::Instant::now();
         let (candidates, table) = self.fountain_candidates(&view, &image_to_table)?;
@@ -533,12 +544,15 @@ impl Scanner {
         let t_candidates = timing.elapsed().as_secs_f64() * 1e3;
         view.table = table;
         let mut alhambras: Vec<FoundAlhambra> = Vec::new();
-        let mut claimed: Vec<(Point, f64)> = Vec::new(); // image centre and size of cells read
         for c in candidates {
             let Some(c_px) = view.table_to_image.apply(c) else {
                 continue;
             };
-            if claimed.iter().any(|(q, size)| dist(*q, c_px) < 0.5 * size) {
+            if view
+                .claimed
+                .iter()
+                .any(|(q, size)| dist(*q, c_px) < 0.5 * size)
+            {
                 continue;
             }
             let t = std::time::Instant::now();
@@ -551,7 +565,7 @@ impl Scanner {
                 }
                 continue;
             };
-            if let Some(mut found) = self.grow(&view, grid, &claimed) {
+            if let Some(mut found) = self.grow(&view, grid) {
                 // The light on this Alhambra: if its tiles, read as what they are, say the
                 // colours are off from the profile's, read it again with them corrected
                 // (what the marker paper cannot tell: a warm lamp, a coloured shadow).
@@ -572,7 +586,7 @@ impl Scanner {
                         plain[1] * gains[1],
                         plain[2] * gains[2],
                     ];
-                    let again = self.grow(&view, found.0.grid, &claimed);
+                    let again = self.grow(&view, found.0.grid);
                     if let Some(again) = again
                         && again.0.tiles.len() >= found.0.tiles.len()
                     {
@@ -586,7 +600,7 @@ impl Scanner {
                         found.0.tiles.len()
                     );
                 }
-                claimed.extend(found.1);
+                view.claimed.extend(found.1);
                 alhambras.push(found.0);
             }
             t_grow += t.elapsed().as_secs_f64() * 1e3;
@@ -910,7 +924,7 @@ impl Scanner {
             .iter()
             .filter(|&&(i, j)| {
                 cell_quad(grid, i, j)
-                    .filter(|q| view.inside(q))
+                    .filter(|q| view.inside(q) && !view.taken(q))
                     .and_then(|q| view.features(&q))
                     .is_some_and(|f| self.profile.presence(&f).0)
             })
@@ -940,7 +954,9 @@ impl Scanner {
         // One look at each of the 3x3 cells as the grid predicts them ...
         let mut pick: Option<(f32, (i32, i32))> = None;
         for (di, dj) in SQUARE.map(|(x, y)| (x as i32, y as i32)) {
-            let Some(q) = cell_quad(grid, f64::from(di), f64::from(dj)).filter(|q| view.inside(q))
+            // A fountain already read is another player's, next to this one.
+            let Some(q) = cell_quad(grid, f64::from(di), f64::from(dj))
+                .filter(|q| view.inside(q) && !view.taken(q))
             else {
                 continue;
             };
@@ -1011,17 +1027,12 @@ impl Scanner {
         &self,
         view: &View<'_>,
         start: Homography,
-        claimed: &[(Point, f64)],
     ) -> Option<(FoundAlhambra, Vec<(Point, f64)>)> {
         let reach = self.options.max_reach;
         let mut grid = start;
         let mut quads: BTreeMap<(i32, i32), [Point; 4]> = BTreeMap::new();
         let mut seen: HashSet<(i32, i32)> = HashSet::from([(0, 0)]);
         let mut frontier = vec![(0, 0)];
-        let taken = |q: &[Point; 4]| {
-            let c = quad_centre(q);
-            claimed.iter().any(|(p, size)| dist(*p, c) < 0.5 * size)
-        };
         while !frontier.is_empty() {
             let mut next = Vec::new();
             for (i, j) in frontier {
@@ -1041,6 +1052,9 @@ impl Scanner {
                     view.best_reading(&self.profile, &grid, (i, j), (0.05, &SQUARE), edge)
                 };
                 let Some((mut quad, mut features, mut presence)) = first else {
+                    if std::env::var_os("ALHAMBRA_DEBUG").is_some() {
+                        eprintln!("cell {i},{j}: no reading");
+                    }
                     continue;
                 };
                 // Not a tile there? Look a little further if it came close: the grid is least
@@ -1077,7 +1091,7 @@ impl Scanner {
                 }
                 // Another fountain is another player's Alhambra: growth stops there.
                 let other_fountain = (i, j) != (0, 0) && self.fountain_margin(&features) > 0.0;
-                if taken(&quad) || ((i, j) != (0, 0) && (!presence.0 || other_fountain)) {
+                if view.taken(&quad) || ((i, j) != (0, 0) && (!presence.0 || other_fountain)) {
                     continue;
                 }
                 quads.insert((i, j), quad);
