@@ -246,6 +246,9 @@ static FEATURE_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomic
 /// Pixels per tile of the overview the fountains are looked for in.
 const OVERVIEW_PX_PER_TILE: f64 = 16.0;
 
+/// Fountain candidates scoring under this share of the photo's best are not tried.
+const RELATIVE_CANDIDATE_SCORE: f32 = 0.35;
+
 /// Wider photos are read from a reduced copy.
 const MAX_WORKING_WIDTH: i32 = 2400;
 
@@ -533,13 +536,6 @@ impl Scanner {
         let timing = std::time::Instant::now();
         let (candidates, table) = self.fountain_candidates(&view, &image_to_table)?;
         let debug = std::env::var_os("ALHAMBRA_DEBUG").is_some();
-        if debug {
-            for c in &candidates {
-                if let Some(p) = view.table_to_image.apply(*c) {
-                    eprintln!("fountain candidate {:.0} {:.0}", p[0], p[1]);
-                }
-            }
-        }
         let (mut t_fit, mut t_grow) = (0.0, 0.0);
         let t_candidates = timing.elapsed().as_secs_f64() * 1e3;
         view.table = table;
@@ -779,7 +775,22 @@ impl Scanner {
             }
         }
         peaks.sort_by(|a, b| b.0.total_cmp(&a.0));
+        // The fountains of one photo, under one light, score alike: far below the best is
+        // table, art or clutter (a fifth of all candidates cost most of the lattice fits).
+        let best = peaks.first().map_or(0.0, |p| p.0);
+        peaks.retain(|p| p.0 > RELATIVE_CANDIDATE_SCORE * best);
         peaks.truncate(24);
+        if std::env::var_os("ALHAMBRA_DEBUG").is_some() {
+            for (score, x, y) in &peaks {
+                let t = [lo[0] + *x as f64 / q, lo[1] + *y as f64 / q];
+                if let Some(p) = view.table_to_image.apply(t) {
+                    eprintln!(
+                        "fountain candidate {:.0} {:.0} score {score:.1}",
+                        p[0], p[1]
+                    );
+                }
+            }
+        }
         let points = peaks
             .into_iter()
             .map(|(_, x, y)| [lo[0] + x as f64 / q, lo[1] + y as f64 / q])
