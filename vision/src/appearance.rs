@@ -234,6 +234,7 @@ impl Detectors<'_> {
 
 /// A diagonal Gaussian over a feature vector.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "GaussianFile", into = "GaussianFile")]
 pub struct Gaussian {
     /// How many samples it was learned from.
     pub n: u32,
@@ -241,6 +242,33 @@ pub struct Gaussian {
     pub mean: Vec<f32>,
     /// Variance per dimension (never below the floor).
     pub var: Vec<f32>,
+    /// The log-likelihood's constant part, -1/2 of the sum of the variances' logarithms:
+    /// computed once, not per cell look.
+    log_norm: f32,
+}
+
+/// A Gaussian as saved in a profile.
+#[derive(Clone, Serialize, Deserialize)]
+struct GaussianFile {
+    n: u32,
+    mean: Vec<f32>,
+    var: Vec<f32>,
+}
+
+impl From<GaussianFile> for Gaussian {
+    fn from(g: GaussianFile) -> Gaussian {
+        Gaussian::new(g.n, g.mean, g.var)
+    }
+}
+
+impl From<Gaussian> for GaussianFile {
+    fn from(g: Gaussian) -> GaussianFile {
+        GaussianFile {
+            n: g.n,
+            mean: g.mean,
+            var: g.var,
+        }
+    }
 }
 
 /// Per-dimension squared z-scores are capped here, so one odd block (glare, a finger)
@@ -275,11 +303,18 @@ impl Gaussian {
             let prior = pooled.map_or(*v, |p| p[i]);
             *v = ((n * *v + PRIOR * prior) / (n + PRIOR)).max(floor(i));
         }
-        Some(Gaussian {
-            n: samples.len() as u32,
+        Some(Gaussian::new(samples.len() as u32, mean, var))
+    }
+
+    /// A Gaussian of these moments.
+    pub fn new(n: u32, mean: Vec<f32>, var: Vec<f32>) -> Gaussian {
+        let log_norm = var.iter().map(|v| -0.5 * v.ln()).sum();
+        Gaussian {
+            n,
             mean,
             var,
-        })
+            log_norm,
+        }
     }
 
     /// Mean capped squared z-score: 1 is typical, larger is less alike.
@@ -293,11 +328,13 @@ impl Gaussian {
 
     /// Log-likelihood up to a constant shared by Gaussians of the same dimension.
     pub fn log_likelihood(&self, x: &[f32]) -> f32 {
-        x.iter()
+        let z: f32 = x
+            .iter()
             .zip(&self.mean)
             .zip(&self.var)
-            .map(|((x, m), v)| -0.5 * ((x - m).powi(2) / v).min(Z2_CAP) - 0.5 * v.ln())
-            .sum()
+            .map(|((x, m), v)| -0.5 * ((x - m).powi(2) / v).min(Z2_CAP))
+            .sum();
+        z + self.log_norm
     }
 }
 

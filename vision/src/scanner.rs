@@ -741,39 +741,45 @@ impl Scanner {
                 score[y * ow + x] = detectors.fountain_score(&f);
             }
         }
-        // Local maxima over about a tile, best first.
-        let radius = (0.7 * tile).round().max(1.0) as isize;
+        // Local maxima over about a tile, best first: the maximum over the square around
+        // every pixel (a dilation), then equal neighbours on a plateau thinned to one.
+        let radius = (0.7 * tile).round().max(1.0) as i32;
+        let scores = Mat::new_rows_cols_with_data(oh as i32, ow as i32, &score)?;
+        let mut around = Mat::default();
+        imgproc::dilate(
+            &scores,
+            &mut around,
+            &imgproc::get_structuring_element(
+                imgproc::MORPH_RECT,
+                Size::new(2 * radius + 1, 2 * radius + 1),
+                opencv::core::Point::new(-1, -1),
+            )?,
+            opencv::core::Point::new(-1, -1),
+            1,
+            opencv::core::BORDER_CONSTANT,
+            Scalar::all(f64::from(f32::NEG_INFINITY)),
+        )?;
+        let around = around.data_typed::<f32>()?;
         let mut peaks: Vec<(f32, usize, usize)> = Vec::new();
         for y in 0..oh {
             for x in 0..ow {
                 let s = score[y * ow + x];
-                if s.is_nan() || s <= 0.0 {
-                    continue;
-                }
-                let mut is_max = true;
-                'n: for dy in -radius..=radius {
-                    for dx in -radius..=radius {
-                        let (nx, ny) = (x as isize + dx, y as isize + dy);
-                        if nx < 0
-                            || ny < 0
-                            || nx >= ow as isize
-                            || ny >= oh as isize
-                            || (dx, dy) == (0, 0)
-                        {
-                            continue;
-                        }
-                        let o = score[ny as usize * ow + nx as usize];
-                        if o > s || (o == s && (dy, dx) < (0, 0)) {
-                            is_max = false;
-                            break 'n;
-                        }
-                    }
-                }
-                if is_max {
+                if s > 0.0 && s >= around[y * ow + x] {
                     peaks.push((s, x, y));
                 }
             }
         }
+        let r = radius as usize;
+        let mut kept: Vec<(f32, usize, usize)> = Vec::with_capacity(peaks.len());
+        for p in peaks {
+            if !kept
+                .iter()
+                .any(|k| k.0 == p.0 && k.1.abs_diff(p.1) <= r && k.2.abs_diff(p.2) <= r)
+            {
+                kept.push(p);
+            }
+        }
+        let mut peaks = kept;
         peaks.sort_by(|a, b| b.0.total_cmp(&a.0));
         // The fountains of one photo, under one light, score alike: far below the best is
         // table, art or clutter (a fifth of all candidates cost most of the lattice fits).
@@ -1362,14 +1368,20 @@ fn lattice_directions(grey: &Mat, expected: f64) -> Result<Vec<f64>, ScanError> 
     Ok(peaks
         .into_iter()
         .map(|(_, at)| {
-            (-12..=12)
-                .map(|k| (at + f64::from(k) * 0.25).rem_euclid(90.0).to_radians())
-                .map(|a| (sharpness(&project(a)), a))
-                .fold(
-                    (f64::NEG_INFINITY, 0.0),
-                    |b, x| if x.0 > b.0 { x } else { b },
-                )
-                .1
+            // Half degrees over the comb's step, then quarter degrees around the best.
+            let sharpest = |centre: f64, step: f64, n: i32| -> f64 {
+                (-n..=n)
+                    .map(|k| centre + f64::from(k) * step)
+                    .map(|a| (sharpness(&project(a.rem_euclid(90.0).to_radians())), a))
+                    .fold(
+                        (f64::NEG_INFINITY, centre),
+                        |b, x| if x.0 > b.0 { x } else { b },
+                    )
+                    .1
+            };
+            sharpest(sharpest(at, 0.5, 3), 0.25, 1)
+                .rem_euclid(90.0)
+                .to_radians()
         })
         .collect())
 }
@@ -1492,8 +1504,9 @@ fn lattice_period(
         let (mut on, mut off, mut count) = (0.0, 0.0, 0.0f64);
         let mut x = phase;
         while x + period / 2.0 < last {
-            on += on_line[(x * SUB).round() as usize];
-            off += plain[((x + period / 2.0) * SUB).round() as usize];
+            // Non-negative: adding a half and truncating rounds (and is inlined).
+            on += on_line[(x * SUB + 0.5) as usize];
+            off += plain[((x + period / 2.0) * SUB + 0.5) as usize];
             count += 1.0;
             x += period;
         }
