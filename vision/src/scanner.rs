@@ -837,7 +837,19 @@ impl Scanner {
         }
         // Every edge direction gets its lattice; the one whose fountain has the most tiles
         // around it wins (a neighbouring Alhambra or the art can set the strongest edges).
-        let mut best: Option<(f32, Homography)> = None;
+        // Most tiles around the fountain first, then how clearly it reads as the fountain,
+        // then (a fountain alone, or with no neighbour found yet) how well its quad lies on
+        // the edges of its outline.
+        let rank = |margin: f32, anchored: &Homography| -> (f32, f32) {
+            let score = self.neighbours_present(view, anchored) as f32 * 10.0 + margin.min(9.0);
+            let outline = cell_quad(anchored, 0.0, 0.0).map_or(0.0, |q| view.edges.border(&q));
+            (score, outline)
+        };
+        let better = |a: (f32, f32), b: &Option<((f32, f32), Homography)>| {
+            b.as_ref()
+                .is_none_or(|b| a.0 > b.0.0 || (a.0 == b.0.0 && a.1 > b.0.1))
+        };
+        let mut best: Option<((f32, f32), Homography)> = None;
         // What each direction's window shows (edge profiles, axis tilts) is the same for
         // every range of pitches: measured once.
         let mut looked = Vec::with_capacity(directions.len());
@@ -881,36 +893,36 @@ impl Scanner {
                     }
                     continue;
                 };
-                let score =
-                    self.neighbours_present(view, &anchored) as f32 * 10.0 + margin.min(9.0);
+                let score = rank(margin, &anchored);
                 if debug {
                     eprintln!(
-                        "  fit at {:?}: angle {:.1} periods {period_x:.1} {period_y:.1} (expected {PX}): score {score:.1}",
+                        "  fit at {:?}: angle {:.1} periods {period_x:.1} {period_y:.1} (expected {PX}): score {score:.1?}",
                         view.table_to_image.apply(centre),
                         angle.to_degrees()
                     );
                 }
-                if best.as_ref().is_none_or(|b| score > b.0) {
+                if better(score, &best) {
                     best = Some((score, anchored));
                 }
             }
             // Good enough when the fountain has a tile beside it; a fountain read alone may
             // be a lattice turned by the octagon's 45 degrees: keep looking.
-            if best.as_ref().is_some_and(|b| b.0 >= 10.0) {
+            if best.as_ref().is_some_and(|b| b.0.0 >= 10.0) {
                 break;
             }
         }
-        // A tile alone (a player with just the fountain) shows too few borders for the
-        // comb: try the learned pitch, centred on the candidate, along the edge directions.
-        if best.is_none() {
+        // A tile alone, or with one or two beside it, shows too few borders for the comb:
+        // try the learned pitch too, centred on the candidate, along the edge directions.
+        if best.as_ref().is_none_or(|b| b.0.0 < 10.0) {
             for &angle in &directions {
                 let alone =
                     view.table_to_image
                         .after(&lattice_to_table(centre, angle, (pitch0, pitch0)));
-                if let Some(found) = self.fountain_cell(view, &alone)
-                    && best.as_ref().is_none_or(|b| found.0 > b.0)
-                {
-                    best = Some(found);
+                if let Some((margin, anchored)) = self.fountain_cell(view, &alone) {
+                    let score = rank(margin, &anchored);
+                    if better(score, &best) {
+                        best = Some((score, anchored));
+                    }
                 }
             }
         }
