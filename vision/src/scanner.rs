@@ -535,7 +535,7 @@ impl Scanner {
         };
         let timing = std::time::Instant::now();
         let (candidates, table) = self.fountain_candidates(&view, &image_to_table)?;
-        let debug = std::env::var_os("ALHAMBRA_DEBUG").is_some();
+        let debug = debugging();
         let (mut t_fit, mut t_grow) = (0.0, 0.0);
         let t_candidates = timing.elapsed().as_secs_f64() * 1e3;
         view.table = table;
@@ -786,7 +786,7 @@ impl Scanner {
         let best = peaks.first().map_or(0.0, |p| p.0);
         peaks.retain(|p| p.0 > RELATIVE_CANDIDATE_SCORE * best);
         peaks.truncate(24);
-        if std::env::var_os("ALHAMBRA_DEBUG").is_some() {
+        if debugging() {
             for (score, x, y) in &peaks {
                 let t = [lo[0] + *x as f64 / q, lo[1] + *y as f64 / q];
                 if let Some(p) = view.table_to_image.apply(t) {
@@ -824,7 +824,7 @@ impl Scanner {
         } else {
             &[(0.7, 1.45)]
         };
-        let debug = std::env::var_os("ALHAMBRA_DEBUG").is_some();
+        let debug = debugging();
         if debug {
             eprintln!(
                 "directions at {:?}: {:?}",
@@ -991,7 +991,7 @@ impl Scanner {
             };
             let Some(f) = view.features(&q) else { continue };
             let m = margin(&f);
-            if std::env::var_os("ALHAMBRA_DEBUG").is_some() && m > 0.0 {
+            if debugging() && m > 0.0 {
                 eprintln!(
                     "    fountain look ({di},{dj}): margin {m:.1} distance {:.1} table share {:.2}",
                     self.profile.tile_distance(&f),
@@ -1081,7 +1081,7 @@ impl Scanner {
                     view.best_reading(&self.profile, &grid, (i, j), (0.05, &SQUARE), edge)
                 };
                 let Some((mut quad, mut features, mut presence)) = first else {
-                    if std::env::var_os("ALHAMBRA_DEBUG").is_some() {
+                    if debugging() {
                         eprintln!("cell {i},{j}: no reading");
                     }
                     continue;
@@ -1096,7 +1096,7 @@ impl Scanner {
                 {
                     (quad, features, presence) = (q, f, p);
                 }
-                if std::env::var_os("ALHAMBRA_DEBUG").is_some() {
+                if debugging() {
                     let c = quad_centre(&quad);
                     let per: Vec<String> = self
                         .profile
@@ -1253,6 +1253,12 @@ impl Scanner {
             centres,
         ))
     }
+}
+
+/// Whether `ALHAMBRA_DEBUG` asks for every step on stderr (read once: it is asked per cell).
+fn debugging() -> bool {
+    static DEBUG: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DEBUG.get_or_init(|| std::env::var_os("ALHAMBRA_DEBUG").is_some())
 }
 
 fn dist(a: Point, b: Point) -> f64 {
