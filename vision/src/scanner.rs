@@ -1600,3 +1600,124 @@ fn edge_profiles(grey: &Mat) -> Result<EdgeProfiles, ScanError> {
     }
     Ok(EdgeProfiles { x: px, y: py })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencv::core::{CV_8UC1, Point as CvPoint};
+
+    /// A grey window with tile borders every `pitch` pixels (phase `phase`) along the axes
+    /// of a lattice turned by `angle_deg`, and, when `grain`, many stronger lines at
+    /// `grain_deg` at uneven spacings (a wood table's grain).
+    fn window(pitch: f64, phase: f64, angle_deg: f64, grain: Option<f64>) -> Mat {
+        let n = 160;
+        let mut m = match Mat::new_rows_cols_with_default(n, n, CV_8UC1, Scalar::all(150.0)) {
+            Ok(m) => m,
+            Err(e) => panic!("{e}"),
+        };
+        let centre = [f64::from(n) / 2.0, f64::from(n) / 2.0];
+        let line = |m: &mut Mat, angle: f64, offset: f64, value: f64, width: i32| {
+            // The line of points whose projection on the direction `angle` is `offset`.
+            let (s, c) = angle.to_radians().sin_cos();
+            let base = [centre[0] + c * offset, centre[1] + s * offset];
+            let (a, b) = (
+                CvPoint::new((base[0] - s * 300.0) as i32, (base[1] + c * 300.0) as i32),
+                CvPoint::new((base[0] + s * 300.0) as i32, (base[1] - c * 300.0) as i32),
+            );
+            if let Err(e) = imgproc::line(m, a, b, Scalar::all(value), width, imgproc::LINE_AA, 0) {
+                panic!("{e}");
+            }
+        };
+        for k in -6..=6 {
+            let offset = phase + f64::from(k) * pitch;
+            line(&mut m, angle_deg, offset, 60.0, 2);
+            line(&mut m, angle_deg + 90.0, offset, 60.0, 2);
+        }
+        if let Some(g) = grain {
+            // Spacings of 3 to 10 px drawn from a fixed sequence: no period of their own.
+            let mut rng = fastrand::Rng::with_seed(7);
+            let mut offset = -100.0;
+            let mut k = 0;
+            while offset < 100.0 {
+                line(&mut m, g, offset, if k % 2 == 0 { 190.0 } else { 110.0 }, 1);
+                offset += 3.0 + 7.0 * rng.f64();
+                k += 1;
+            }
+        }
+        m
+    }
+
+    fn quarter_turn_gap(a: f64, b_deg: f64) -> f64 {
+        let d = (a.to_degrees() - b_deg).rem_euclid(90.0);
+        d.min(90.0 - d)
+    }
+
+    #[test]
+    fn the_lattice_direction_beats_a_stronger_grain() {
+        let grey = window(32.0, 7.0, 20.0, Some(62.0));
+        // The grain holds the most edge energy: the strongest gradient direction is its.
+        let (gx, gy) = match gradients(&grey) {
+            Ok(g) => g,
+            Err(e) => panic!("{e}"),
+        };
+        let (gx, gy) = match (gx.data_typed::<f32>(), gy.data_typed::<f32>()) {
+            (Ok(x), Ok(y)) => (x.to_vec(), y.to_vec()),
+            _ => panic!("gradients are not f32"),
+        };
+        let mut hist = [0f64; 90];
+        for (x, y) in gx.iter().zip(&gy) {
+            let a = f64::from(*y)
+                .atan2(f64::from(*x))
+                .to_degrees()
+                .rem_euclid(90.0);
+            hist[(a as usize).min(89)] += f64::from(x.hypot(*y));
+        }
+        let strongest = (0..90)
+            .max_by(|&a, &b| hist[a].total_cmp(&hist[b]))
+            .unwrap_or(0);
+        assert!(
+            quarter_turn_gap((strongest as f64 + 0.5).to_radians(), 62.0) < 3.0,
+            "the grain should be the strongest edges, the strongest are at {strongest}"
+        );
+        let dirs = match lattice_directions(&grey, 32.0) {
+            Ok(d) => d,
+            Err(e) => panic!("{e}"),
+        };
+        let Some(&first) = dirs.first() else {
+            panic!("no direction")
+        };
+        assert!(
+            quarter_turn_gap(first, 20.0) < 1.5,
+            "first direction {:.1} degrees, lattice at 20",
+            first.to_degrees()
+        );
+    }
+
+    #[test]
+    fn the_comb_finds_pitch_and_phase() {
+        let grey = window(36.0, 5.0, 0.0, None);
+        let profiles = match edge_profiles(&grey) {
+            Ok(p) => p,
+            Err(e) => panic!("{e}"),
+        };
+        let Some(([(px, fx), (py, fy)], _)) = lattice_period(&profiles, 32.0, (0.8, 1.25), false)
+        else {
+            panic!("no lattice found")
+        };
+        for (period, phase) in [(px, fx), (py, fy)] {
+            // Good enough for growing, which looks a fifth of a cell around every cell: each
+            // border the comb puts in the window lies within a tenth of a tile of a true one
+            // (borders at 80 + 5 + 36k).
+            let mut x = phase;
+            while x < 160.0 {
+                let k = ((x - 85.0) / 36.0).round();
+                let off = (x - (85.0 + 36.0 * k)).abs();
+                assert!(
+                    off < 3.2,
+                    "border at {x:.1} is {off:.1} px off (period {period}, phase {phase})"
+                );
+                x += period;
+            }
+        }
+    }
+}
