@@ -246,9 +246,6 @@ static FEATURE_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomic
 /// Pixels per tile of the overview the fountains are looked for in.
 const OVERVIEW_PX_PER_TILE: f64 = 16.0;
 
-/// Fountain candidates scoring under this share of the photo's best are not tried.
-const RELATIVE_CANDIDATE_SCORE: f32 = 0.35;
-
 /// Wider photos are read from a reduced copy.
 const MAX_WORKING_WIDTH: i32 = 2400;
 
@@ -781,10 +778,6 @@ impl Scanner {
         }
         let mut peaks = kept;
         peaks.sort_by(|a, b| b.0.total_cmp(&a.0));
-        // The fountains of one photo, under one light, score alike: far below the best is
-        // table, art or clutter (a fifth of all candidates cost most of the lattice fits).
-        let best = peaks.first().map_or(0.0, |p| p.0);
-        peaks.retain(|p| p.0 > RELATIVE_CANDIDATE_SCORE * best);
         peaks.truncate(24);
         if debugging() {
             for (score, x, y) in &peaks {
