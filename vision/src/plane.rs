@@ -61,12 +61,14 @@ fn paper_white(frame: &Mat, markers: &[(i32, [Point; 4])]) -> opencv::Result<Whi
         };
         for k in 0..64 {
             let t = f64::from(k) / 64.0;
-            // A square ring at 1.15 marker sizes around the centre.
+            // A square ring a fourteenth of the marker beyond its border: inside the
+            // quiet zone every printed marker has (a wider ring left narrow margins around
+            // larger markers and sampled the table).
             let (a, b) = match k % 4 {
-                0 => (t, -0.15),
-                1 => (1.15, t),
-                2 => (1.0 - t, 1.15),
-                _ => (-0.15, 1.0 - t),
+                0 => (t, -0.07),
+                1 => (1.07, t),
+                2 => (1.0 - t, 1.07),
+                _ => (-0.07, 1.0 - t),
             };
             let Some([x, y]) = to_image.apply([a, b]) else {
                 continue;
