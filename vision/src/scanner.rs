@@ -953,19 +953,18 @@ impl Scanner {
             .count()
     }
 
-    /// How much more a cell looks like the fountain than like any building, in its best
-    /// quarter turn (positive: a fountain).
+    /// How much more a cell looks like the fountain than like any building, each in its
+    /// own best quarter turn (positive: a fountain). Per turn would not do: a building
+    /// turned away from upright looks like nothing, and then the near-symmetric fountain
+    /// wins (a pavilion read as another player's fountain stopped an Alhambra's growth).
     fn fountain_margin(&self, f: &CellFeatures) -> f32 {
-        (0..4u8)
-            .map(|turn| {
-                let scores = self.profile.building_scores(&f.turned(turn));
-                scores[Building::Fountain as usize]
-                    - scores[1..]
-                        .iter()
-                        .copied()
-                        .fold(f32::NEG_INFINITY, f32::max)
-            })
-            .fold(f32::NEG_INFINITY, f32::max)
+        let (mut fountain, mut building) = (f32::NEG_INFINITY, f32::NEG_INFINITY);
+        for turn in 0..4u8 {
+            let scores = self.profile.building_scores(&f.turned(turn));
+            fountain = fountain.max(scores[Building::Fountain as usize]);
+            building = scores[1..].iter().copied().fold(building, f32::max);
+        }
+        fountain - building
     }
 
     /// Among the 3x3 cells around the grid's (0, 0), the one that reads most clearly as the
