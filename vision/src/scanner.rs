@@ -388,6 +388,29 @@ impl View<'_> {
     }
 }
 
+/// An Alhambra being grown from its fountain, ring by ring.
+struct Growth {
+    /// Grid coordinates to image pixels, refitted after every ring.
+    grid: Homography,
+    /// The image quad of every cell found so far.
+    quads: BTreeMap<(i32, i32), [Point; 4]>,
+    /// Cells already looked at or queued.
+    seen: HashSet<(i32, i32)>,
+    /// The cells to look at in the next ring.
+    frontier: Vec<(i32, i32)>,
+}
+
+impl Growth {
+    fn new(grid: Homography) -> Growth {
+        Growth {
+            grid,
+            quads: BTreeMap::new(),
+            seen: HashSet::from([(0, 0)]),
+            frontier: vec![(0, 0)],
+        }
+    }
+}
+
 /// A fitted lattice near a fountain: grid coordinates to table coordinates.
 fn lattice_to_table(origin: Point, angle: f64, pitch: (f64, f64)) -> Homography {
     let (s, c) = angle.sin_cos();
@@ -536,7 +559,11 @@ impl Scanner {
         let (mut t_fit, mut t_grow) = (0.0, 0.0);
         let t_candidates = timing.elapsed().as_secs_f64() * 1e3;
         view.table = table;
-        let mut alhambras: Vec<FoundAlhambra> = Vec::new();
+        // Every fountain first, then the Alhambras around them: a tile between two
+        // Alhambras goes to the nearer fountain, not to whichever grew first (grown one
+        // after another, the first took the second's tiles and the second's fountain was
+        // then skipped as part of the first).
+        let mut anchors: Vec<Homography> = Vec::new();
         for c in candidates {
             let Some(c_px) = view.table_to_image.apply(c) else {
                 continue;
@@ -551,14 +578,60 @@ impl Scanner {
             let t = std::time::Instant::now();
             let fitted = self.fit_grid(&view, c)?;
             t_fit += t.elapsed().as_secs_f64() * 1e3;
-            let t = std::time::Instant::now();
             let Some(grid) = fitted else {
                 if debug {
                     eprintln!("candidate at {c_px:?}: no fountain lattice");
                 }
                 continue;
             };
-            if let Some(mut found) = self.grow(&view, grid) {
+            let Some(q) = cell_quad(&grid, 0.0, 0.0) else {
+                continue;
+            };
+            // A candidate on a tile beside a fountain anchors on that fountain again.
+            if view.taken(&q) {
+                continue;
+            }
+            view.claimed.push((quad_centre(&q), quad_size(&q)));
+            anchors.push(grid);
+        }
+        // Fountains are claimed for anchoring only: growth decides the cells.
+        view.claimed.clear();
+        // All Alhambras grow a ring at a time, each seeing the others' cells as taken:
+        // a cell between two goes to the one that reaches it first.
+        let t = std::time::Instant::now();
+        let mut growths: Vec<Growth> = anchors.into_iter().map(Growth::new).collect();
+        let cells_of = |g: &Growth| -> Vec<(Point, f64)> {
+            g.quads
+                .values()
+                .map(|q| (quad_centre(q), quad_size(q)))
+                .collect()
+        };
+        loop {
+            let mut grew = false;
+            for k in 0..growths.len() {
+                view.claimed = growths
+                    .iter()
+                    .enumerate()
+                    .filter(|&(o, _)| o != k)
+                    .flat_map(|(_, g)| cells_of(g))
+                    .collect();
+                grew |= self.grow_ring(&view, &mut growths[k]);
+            }
+            if !grew {
+                break;
+            }
+        }
+        t_grow += t.elapsed().as_secs_f64() * 1e3;
+        let mut alhambras: Vec<FoundAlhambra> = Vec::new();
+        for k in 0..growths.len() {
+            let t = std::time::Instant::now();
+            view.claimed = growths
+                .iter()
+                .enumerate()
+                .filter(|&(o, _)| o != k)
+                .flat_map(|(_, g)| cells_of(g))
+                .collect();
+            if let Some(mut found) = self.finish(&view, &growths[k]) {
                 // The light on this Alhambra: if its tiles, read as what they are, say the
                 // colours are off from the profile's, read it again with them corrected
                 // (what the marker paper cannot tell: a warm lamp, a coloured shadow).
@@ -589,11 +662,11 @@ impl Scanner {
                 view.white = plain;
                 if debug {
                     eprintln!(
-                        "candidate at {c_px:?}: {} tiles, gains {gains:?}",
+                        "fountain at {:?}: {} tiles, gains {gains:?}",
+                        found.0.fountain_px,
                         found.0.tiles.len()
                     );
                 }
-                view.claimed.extend(found.1);
                 alhambras.push(found.0);
             }
             t_grow += t.elapsed().as_secs_f64() * 1e3;
@@ -1039,110 +1112,121 @@ impl Scanner {
         Ok(grey)
     }
 
-    /// Grows the Alhambra from its fountain, ring by ring, over neighbouring cells that
-    /// line up with the grid and look like tiles, refitting the grid to every tile found
-    /// (so perspective and lens bending are followed); then reads every tile in the
-    /// orientation that fits the tiles best. Returns the Alhambra and its cells' image
-    /// centres and sizes.
+    /// Grows the Alhambra from its fountain alone (other Alhambras' cells, in
+    /// `view.claimed`, are not taken) and reads it: see `grow_ring` and `finish`.
     fn grow(
         &self,
         view: &View<'_>,
         start: Homography,
     ) -> Option<(FoundAlhambra, Vec<(Point, f64)>)> {
-        let reach = self.options.max_reach;
-        let mut grid = start;
-        let mut quads: BTreeMap<(i32, i32), [Point; 4]> = BTreeMap::new();
-        let mut seen: HashSet<(i32, i32)> = HashSet::from([(0, 0)]);
-        let mut frontier = vec![(0, 0)];
-        while !frontier.is_empty() {
-            let mut next = Vec::new();
-            for (i, j) in frontier {
-                // Read where the grid (averaged over every cell found) predicts the cell,
-                // around it, and where its borders are: the best-looking quad counts.
-                // A clear tile where the grid predicts it needs only a small look around
-                // (to keep the grid true); otherwise search wider before giving up.
-                let limit = self.profile.presence_limit;
-                let clear = cell_quad(&grid, f64::from(i), f64::from(j))
-                    .filter(|q| view.inside(q))
-                    .and_then(|q| view.features(&q))
-                    .is_some_and(|f| self.profile.tile_distance(&f) <= 0.6 * limit);
-                let first = if clear {
-                    view.best_reading(&self.profile, &grid, (i, j), (0.05, &PLUS), None)
-                } else {
-                    let edge = view.align(&grid, i, j).map(|(q, _)| q);
-                    view.best_reading(&self.profile, &grid, (i, j), (0.05, &SQUARE), edge)
-                };
-                let Some((mut quad, mut features, mut presence)) = first else {
-                    if debugging() {
-                        eprintln!("cell {i},{j}: no reading");
-                    }
-                    continue;
-                };
-                // Not a tile there? Look a little further if it came close: the grid is least
-                // sure on the first rings.
-                if !presence.0
-                    && presence.1 < 2.0 * limit
-                    && let Some((q, f, p)) =
-                        view.best_reading(&self.profile, &grid, (i, j), (0.12, &SQUARE), None)
-                    && p.0
-                {
-                    (quad, features, presence) = (q, f, p);
-                }
-                if debugging() {
-                    let c = quad_centre(&quad);
-                    let per: Vec<String> = self
-                        .profile
-                        .buildings
-                        .iter()
-                        .map(|g| {
-                            g.as_ref().map_or("-".into(), |g| {
-                                format!(
-                                    "{:.1}",
-                                    (0..4)
-                                        .map(|t| g.distance(&features.turned(t).blocks))
-                                        .fold(f32::INFINITY, f32::min)
-                                )
-                            })
-                        })
-                        .collect();
-                    eprintln!(
-                        "cell {i},{j} at [{:.0},{:.0}] presence {presence:?} per {per:?}",
-                        c[0], c[1]
-                    );
-                }
-                // Another fountain is another player's Alhambra: growth stops there.
-                let other_fountain = (i, j) != (0, 0) && self.fountain_margin(&features) > 0.0;
-                if view.taken(&quad) || ((i, j) != (0, 0) && (!presence.0 || other_fountain)) {
-                    continue;
-                }
-                quads.insert((i, j), quad);
-                // Tiles join by full sides; across a corner lies another Alhambra as often
-                // as an illegally placed tile.
-                for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-                    let n = (i + di, j + dj);
-                    if n.0.abs() <= reach && n.1.abs() <= reach && seen.insert(n) {
-                        next.push(n);
-                    }
-                }
-            }
-            // Refit the grid to every cell found so far.
-            let mut from = Vec::with_capacity(quads.len() * 4);
-            let mut to = Vec::with_capacity(quads.len() * 4);
-            for (&(i, j), q) in &quads {
-                let (i, j) = (f64::from(i), f64::from(j));
-                from.extend([
-                    [i - 0.5, j - 0.5],
-                    [i + 0.5, j - 0.5],
-                    [i + 0.5, j + 0.5],
-                    [i - 0.5, j + 0.5],
-                ]);
-                to.extend_from_slice(q);
-            }
-            if let Some(g) = Homography::fit(&from, &to) {
-                grid = g;
-            }
-            frontier = next;
+        let mut g = Growth::new(start);
+        while self.grow_ring(view, &mut g) {}
+        self.finish(view, &g)
+    }
+
+    /// One ring of growth: every frontier cell that lines up with the grid and looks like
+    /// a tile joins, then the grid is refitted to every tile found (so perspective and
+    /// lens bending are followed). False when nothing is left to look at.
+    fn grow_ring(&self, view: &View<'_>, g: &mut Growth) -> bool {
+        if g.frontier.is_empty() {
+            return false;
         }
+        let reach = self.options.max_reach;
+        let frontier = std::mem::take(&mut g.frontier);
+        let mut next = Vec::new();
+        for (i, j) in frontier {
+            // Read where the grid (averaged over every cell found) predicts the cell,
+            // around it, and where its borders are: the best-looking quad counts.
+            // A clear tile where the grid predicts it needs only a small look around
+            // (to keep the grid true); otherwise search wider before giving up.
+            let limit = self.profile.presence_limit;
+            let clear = cell_quad(&g.grid, f64::from(i), f64::from(j))
+                .filter(|q| view.inside(q))
+                .and_then(|q| view.features(&q))
+                .is_some_and(|f| self.profile.tile_distance(&f) <= 0.6 * limit);
+            let first = if clear {
+                view.best_reading(&self.profile, &g.grid, (i, j), (0.05, &PLUS), None)
+            } else {
+                let edge = view.align(&g.grid, i, j).map(|(q, _)| q);
+                view.best_reading(&self.profile, &g.grid, (i, j), (0.05, &SQUARE), edge)
+            };
+            let Some((mut quad, mut features, mut presence)) = first else {
+                if debugging() {
+                    eprintln!("cell {i},{j}: no reading");
+                }
+                continue;
+            };
+            // Not a tile there? Look a little further if it came close: the grid is least
+            // sure on the first rings.
+            if !presence.0
+                && presence.1 < 2.0 * limit
+                && let Some((q, f, p)) =
+                    view.best_reading(&self.profile, &g.grid, (i, j), (0.12, &SQUARE), None)
+                && p.0
+            {
+                (quad, features, presence) = (q, f, p);
+            }
+            if debugging() {
+                let c = quad_centre(&quad);
+                let per: Vec<String> = self
+                    .profile
+                    .buildings
+                    .iter()
+                    .map(|g| {
+                        g.as_ref().map_or("-".into(), |g| {
+                            format!(
+                                "{:.1}",
+                                (0..4)
+                                    .map(|t| g.distance(&features.turned(t).blocks))
+                                    .fold(f32::INFINITY, f32::min)
+                            )
+                        })
+                    })
+                    .collect();
+                eprintln!(
+                    "cell {i},{j} at [{:.0},{:.0}] presence {presence:?} per {per:?}",
+                    c[0], c[1]
+                );
+            }
+            // Another fountain is another player's Alhambra: growth stops there.
+            let other_fountain = (i, j) != (0, 0) && self.fountain_margin(&features) > 0.0;
+            if view.taken(&quad) || ((i, j) != (0, 0) && (!presence.0 || other_fountain)) {
+                continue;
+            }
+            g.quads.insert((i, j), quad);
+            // Tiles join by full sides; across a corner lies another Alhambra as often
+            // as an illegally placed tile.
+            for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                let n = (i + di, j + dj);
+                if n.0.abs() <= reach && n.1.abs() <= reach && g.seen.insert(n) {
+                    next.push(n);
+                }
+            }
+        }
+        // Refit the grid to every cell found so far.
+        let mut from = Vec::with_capacity(g.quads.len() * 4);
+        let mut to = Vec::with_capacity(g.quads.len() * 4);
+        for (&(i, j), q) in &g.quads {
+            let (i, j) = (f64::from(i), f64::from(j));
+            from.extend([
+                [i - 0.5, j - 0.5],
+                [i + 0.5, j - 0.5],
+                [i + 0.5, j + 0.5],
+                [i - 0.5, j + 0.5],
+            ]);
+            to.extend_from_slice(q);
+        }
+        if let Some(fitted) = Homography::fit(&from, &to) {
+            g.grid = fitted;
+        }
+        g.frontier = next;
+        true
+    }
+
+    /// Reads every cell of a grown Alhambra on its final grid, in the orientation that
+    /// fits the tiles best. Returns the Alhambra and its cells' image centres and sizes.
+    fn finish(&self, view: &View<'_>, g: &Growth) -> Option<(FoundAlhambra, Vec<(Point, f64)>)> {
+        let (grid, quads) = (g.grid, &g.quads);
         // Final reading on the refitted grid.
         let mut cells: BTreeMap<(i32, i32), (CellFeatures, [Point; 4])> = BTreeMap::new();
         for &(i, j) in quads.keys() {
