@@ -564,6 +564,7 @@ impl Scanner {
         // after another, the first took the second's tiles and the second's fountain was
         // then skipped as part of the first).
         let mut anchors: Vec<Homography> = Vec::new();
+        let mut scale: Option<f64> = None;
         for c in candidates {
             let Some(c_px) = view.table_to_image.apply(c) else {
                 continue;
@@ -576,9 +577,9 @@ impl Scanner {
                 continue;
             }
             let t = std::time::Instant::now();
-            let fitted = self.fit_grid(&view, c)?;
+            let fitted = self.fit_grid(&view, c, scale)?;
             t_fit += t.elapsed().as_secs_f64() * 1e3;
-            let Some(grid) = fitted else {
+            let Some((grid, found_scale, score)) = fitted else {
                 if debug {
                     eprintln!("candidate at {c_px:?}: no fountain lattice");
                 }
@@ -593,6 +594,11 @@ impl Scanner {
             }
             view.claimed.push((quad_centre(&q), quad_size(&q)));
             anchors.push(grid);
+            // One photo, one tile set, one plane: the first fountain found with tiles on
+            // two sides tells the others' pitch.
+            if scale.is_none() && score >= 20.0 {
+                scale = Some(found_scale);
+            }
         }
         // Fountains are claimed for anchoring only: growth decides the cells.
         view.claimed.clear();
@@ -872,8 +878,16 @@ impl Scanner {
 
     /// The grid of the Alhambra whose fountain may be near table point `centre`: edge
     /// direction and tile borders give a first lattice; the cell that reads as a fountain
-    /// (the one there or a neighbour) becomes (0, 0).
-    fn fit_grid(&self, view: &View<'_>, centre: Point) -> Result<Option<Homography>, ScanError> {
+    /// (the one there or a neighbour) becomes (0, 0). `scale`, when known, is the tiles'
+    /// pitch relative to the profile's in this view. Returns the grid, the pitch it found
+    /// (relative to the profile's), and its rank (ten per tile beside the fountain, plus
+    /// how clearly it reads as the fountain).
+    fn fit_grid(
+        &self,
+        view: &View<'_>,
+        centre: Point,
+        scale: Option<f64>,
+    ) -> Result<Option<(Homography, f64, f32)>, ScanError> {
         let pitch0 = f64::from(self.profile.pitch_mm);
         const PX: f64 = 32.0; // window pixels per expected pitch
         let res = PX / pitch0;
@@ -885,7 +899,9 @@ impl Scanner {
         // With markers the table scale is known near them and tiles are near the learned
         // pitch; far from them (an affine plane under a tilted camera) and without them,
         // it is a guess: wider ranges follow when the first finds nothing.
-        let ranges: &[(f64, f64)] = if view.markers {
+        let ranges: &[(f64, f64)] = if let Some(s) = scale {
+            &[(0.78 * s, 1.28 * s)]
+        } else if view.markers {
             &[(0.8, 1.25), (0.55, 0.85), (1.2, 1.8)]
         } else {
             &[(0.7, 1.45)]
@@ -911,11 +927,11 @@ impl Scanner {
             let outline = cell_quad(anchored, 0.0, 0.0).map_or(0.0, |q| view.edges.border(&q));
             (score, outline)
         };
-        let better = |a: (f32, f32), b: &Option<((f32, f32), Homography)>| {
+        let better = |a: (f32, f32), b: &Option<((f32, f32), Homography, f64)>| {
             b.as_ref()
                 .is_none_or(|b| a.0 > b.0.0 || (a.0 == b.0.0 && a.1 > b.0.1))
         };
-        let mut best: Option<((f32, f32), Homography)> = None;
+        let mut best: Option<((f32, f32), Homography, f64)> = None;
         // What each direction's window shows (edge profiles, axis tilts) is the same for
         // every range of pitches: measured once.
         let mut looked = Vec::with_capacity(directions.len());
@@ -968,7 +984,7 @@ impl Scanner {
                     );
                 }
                 if better(score, &best) {
-                    best = Some((score, anchored));
+                    best = Some((score, anchored, (period_x + period_y) / (2.0 * PX)));
                 }
             }
             // Good enough when the fountain has a tile beside it; a fountain read alone may
@@ -980,19 +996,22 @@ impl Scanner {
         // A tile alone, or with one or two beside it, shows too few borders for the comb:
         // try the learned pitch too, centred on the candidate, along the edge directions.
         if best.as_ref().is_none_or(|b| b.0.0 < 10.0) {
+            let s = scale.unwrap_or(1.0);
             for &angle in &directions {
-                let alone =
-                    view.table_to_image
-                        .after(&lattice_to_table(centre, angle, (pitch0, pitch0)));
+                let alone = view.table_to_image.after(&lattice_to_table(
+                    centre,
+                    angle,
+                    (s * pitch0, s * pitch0),
+                ));
                 if let Some((margin, anchored)) = self.fountain_cell(view, &alone) {
                     let score = rank(margin, &anchored);
                     if better(score, &best) {
-                        best = Some((score, anchored));
+                        best = Some((score, anchored, s));
                     }
                 }
             }
         }
-        Ok(best.map(|(_, g)| g))
+        Ok(best.map(|(score, g, s)| (g, s, score.0)))
     }
 
     /// The grid anchored on its fountain: the cell there or around it reading as the
