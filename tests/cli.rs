@@ -666,6 +666,34 @@ fn eval_prints_the_table_and_the_json() {
 }
 
 #[test]
+fn scan_reads_the_easy_fixtures_exactly_and_the_harder_ones_within_bounds() {
+    // The committed rendered photos with the bundled profile: every easy Alhambra exact;
+    // on normal and hard, bounds a little outside today's figures (normal 18% of tiles
+    // missed, 1% of walls wrong, 64% of Alhambras exact; hard 44% missed, 44% exact), so
+    // that a scanner reading clearly worse fails.
+    let o = alhambra(&["eval", arg(&fixture("photos")), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    let at = |difficulty: &str, key: &str| -> f64 {
+        v["per_difficulty"][difficulty][key]
+            .as_f64()
+            .unwrap_or(f64::NAN)
+    };
+    assert_eq!(at("easy", "photos"), 2.0, "{v}");
+    assert_eq!(at("easy", "alhambra_exact_pct"), 100.0, "{v}");
+    assert_eq!(at("easy", "missed_pct"), 0.0, "{v}");
+    assert_eq!(at("easy", "phantom_pct"), 0.0, "{v}");
+    assert!(at("normal", "building_error_pct") <= 1.0, "{v}");
+    assert!(at("normal", "wall_error_pct") <= 2.0, "{v}");
+    assert!(at("normal", "missed_pct") <= 25.0, "{v}");
+    assert!(at("normal", "phantom_pct") <= 2.0, "{v}");
+    assert!(at("normal", "alhambra_exact_pct") >= 50.0, "{v}");
+    assert!(at("hard", "building_error_pct") <= 2.0, "{v}");
+    assert!(at("hard", "missed_pct") <= 55.0, "{v}");
+    assert!(at("hard", "alhambra_exact_pct") >= 30.0, "{v}");
+}
+
+#[test]
 fn eval_of_a_folder_without_labelled_photos_is_bad_input() {
     let dir = scratch("eval-empty");
     std::fs::write(dir.join("lonely.jpg"), b"no labels beside it").expect("write");
