@@ -606,21 +606,19 @@ impl Scanner {
         // a cell between two goes to the one that reaches it first.
         let t = std::time::Instant::now();
         let mut growths: Vec<Growth> = anchors.into_iter().map(Growth::new).collect();
-        let cells_of = |g: &Growth| -> Vec<(Point, f64)> {
-            g.quads
-                .values()
-                .map(|q| (quad_centre(q), quad_size(q)))
+        // Every cell the other Alhambras hold, for Alhambra `k`.
+        let others_cells = |growths: &[Growth], k: usize| -> Vec<(Point, f64)> {
+            growths
+                .iter()
+                .enumerate()
+                .filter(|&(o, _)| o != k)
+                .flat_map(|(_, g)| g.quads.values().map(|q| (quad_centre(q), quad_size(q))))
                 .collect()
         };
         loop {
             let mut grew = false;
             for k in 0..growths.len() {
-                view.claimed = growths
-                    .iter()
-                    .enumerate()
-                    .filter(|&(o, _)| o != k)
-                    .flat_map(|(_, g)| cells_of(g))
-                    .collect();
+                view.claimed = others_cells(&growths, k);
                 grew |= self.grow_ring(&view, &mut growths[k]);
             }
             if !grew {
@@ -631,12 +629,7 @@ impl Scanner {
         let mut alhambras: Vec<FoundAlhambra> = Vec::new();
         for k in 0..growths.len() {
             let t = std::time::Instant::now();
-            view.claimed = growths
-                .iter()
-                .enumerate()
-                .filter(|&(o, _)| o != k)
-                .flat_map(|(_, g)| cells_of(g))
-                .collect();
+            view.claimed = others_cells(&growths, k);
             if let Some(mut found) = self.finish(&view, &growths[k]) {
                 // The light on this Alhambra: if its tiles, read as what they are, say the
                 // colours are off from the profile's, read it again with them corrected
