@@ -213,7 +213,8 @@ struct View<'a> {
     /// The table's own colour in this photo (chromaticity r, g and brightness), when it
     /// could be told: the commonest colour of the view.
     table: Option<[f32; 3]>,
-    /// Image centre and size of every cell already read into an Alhambra.
+    /// Image centre and size of every cell that is another Alhambra's: while fountains
+    /// are anchored, the fountains found so far; while an Alhambra grows, the others' cells.
     claimed: Vec<(Point, f64)>,
 }
 
@@ -641,7 +642,7 @@ impl Scanner {
                 for _ in 0..2 {
                     let more = self
                         .profile
-                        .colour_gains(found.0.tiles.iter().map(|t| (&t.features, &t.reading)));
+                        .colour_gains(found.tiles.iter().map(|t| (&t.features, &t.reading)));
                     if more.iter().all(|g| (g - 1.0).abs() <= 0.003) {
                         break;
                     }
@@ -651,9 +652,9 @@ impl Scanner {
                         plain[1] * gains[1],
                         plain[2] * gains[2],
                     ];
-                    let again = self.grow(&view, found.0.grid);
+                    let again = self.grow(&view, found.grid);
                     if let Some(again) = again
-                        && again.0.tiles.len() >= found.0.tiles.len()
+                        && again.tiles.len() >= found.tiles.len()
                     {
                         found = again;
                     }
@@ -662,11 +663,11 @@ impl Scanner {
                 if debug {
                     eprintln!(
                         "fountain at {:?}: {} tiles, gains {gains:?}",
-                        found.0.fountain_px,
-                        found.0.tiles.len()
+                        found.fountain_px,
+                        found.tiles.len()
                     );
                 }
-                alhambras.push(found.0);
+                alhambras.push(found);
             }
             t_grow += t.elapsed().as_secs_f64() * 1e3;
         }
@@ -1126,11 +1127,7 @@ impl Scanner {
 
     /// Grows the Alhambra from its fountain alone (other Alhambras' cells, in
     /// `view.claimed`, are not taken) and reads it: see `grow_ring` and `finish`.
-    fn grow(
-        &self,
-        view: &View<'_>,
-        start: Homography,
-    ) -> Option<(FoundAlhambra, Vec<(Point, f64)>)> {
+    fn grow(&self, view: &View<'_>, start: Homography) -> Option<FoundAlhambra> {
         let mut g = Growth::new(start);
         while self.grow_ring(view, &mut g) {}
         self.finish(view, &g)
@@ -1236,8 +1233,8 @@ impl Scanner {
     }
 
     /// Reads every cell of a grown Alhambra on its final grid, in the orientation that
-    /// fits the tiles best. Returns the Alhambra and its cells' image centres and sizes.
-    fn finish(&self, view: &View<'_>, g: &Growth) -> Option<(FoundAlhambra, Vec<(Point, f64)>)> {
+    /// fits the tiles best.
+    fn finish(&self, view: &View<'_>, g: &Growth) -> Option<FoundAlhambra> {
         let (grid, quads) = (g.grid, &g.quads);
         // Final reading on the refitted grid.
         let mut cells: BTreeMap<(i32, i32), (CellFeatures, [Point; 4])> = BTreeMap::new();
@@ -1269,7 +1266,6 @@ impl Scanner {
             .max_by(|&a, &b| turn_score(a).total_cmp(&turn_score(b)))
             .unwrap_or(0);
         let mut tiles = Vec::with_capacity(cells.len());
-        let mut centres = Vec::with_capacity(cells.len());
         for (&(i, j), (f, q)) in &cells {
             let reading = self.profile.read(&f.turned(turn));
             let pos = (0..turn).fold(Pos::new(i, j), |p, _| p.rotated_clockwise());
@@ -1288,7 +1284,6 @@ impl Scanner {
                 presence,
                 features: f.turned(turn),
             });
-            centres.push((quad_centre(q), quad_size(q)));
         }
         // A side shared by two tiles is seen twice: an unsure reading leans on its
         // neighbour's (a real mismatch, seen clearly on both tiles, still shows).
@@ -1332,14 +1327,11 @@ impl Scanner {
         tiles.sort_by_key(|t| (t.pos != Pos::ORIGIN, t.pos));
         let fountain_px =
             grid.apply([f64::from(lattice_fountain.x), f64::from(lattice_fountain.y)])?;
-        Some((
-            FoundAlhambra {
-                fountain_px,
-                grid,
-                tiles,
-            },
-            centres,
-        ))
+        Some(FoundAlhambra {
+            fountain_px,
+            grid,
+            tiles,
+        })
     }
 }
 
