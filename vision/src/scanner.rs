@@ -175,7 +175,9 @@ impl EdgeMap {
     }
 
     fn at(&self, p: Point) -> f32 {
-        let (x, y) = (p[0] - 0.5, p[1] - 0.5);
+        // Pixel centres at whole coordinates, as OpenCV's warps (and so the cell quads)
+        // have them.
+        let (x, y) = (p[0], p[1]);
         if !(x >= 0.0 && y >= 0.0 && x < (self.width - 1) as f64 && y < (self.height - 1) as f64) {
             return 0.0;
         }
