@@ -1265,7 +1265,7 @@ impl Scanner {
         let mut cells: BTreeMap<(i32, i32), (CellFeatures, [Point; 4])> = BTreeMap::new();
         for &(i, j) in quads.keys() {
             if let Some((quad, f, _)) =
-                view.best_reading(&self.profile, &grid, (i, j), (0.025, &SQUARE), None)
+                view.best_reading(&self.profile, &grid, (i, j), (0.015, &SQUARE), None)
             {
                 cells.insert((i, j), (f, quad));
             }
