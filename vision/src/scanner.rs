@@ -601,6 +601,15 @@ impl Scanner {
             {
                 continue;
             }
+            // A candidate on a building of a lattice already found (a light blue pavilion
+            // can look like a basin from afar) needs no lattice search of its own: a few
+            // looks there tell, where the search takes hundreds.
+            if anchors.iter().any(|a| self.on_a_building(&view, a, c_px)) {
+                if debug {
+                    eprintln!("candidate at {c_px:?}: a building of a fountain's lattice");
+                }
+                continue;
+            }
             let t = std::time::Instant::now();
             let fitted = self.fit_grid(&view, c, scale)?;
             t_fit += t.elapsed().as_secs_f64() * 1e3;
@@ -1048,6 +1057,33 @@ impl Scanner {
             }
         }
         None
+    }
+
+    /// Whether image point `p` lies within half a cell of the centre of a cell of `grid`
+    /// near its fountain (not the fountain's own) that reads as a building present there,
+    /// not as a fountain. A fountain centred within a fifth of a cell of `p` would then
+    /// overlap that tile: `p` is no fountain's centre.
+    fn on_a_building(&self, view: &View<'_>, grid: &Homography, p: Point) -> bool {
+        const NEAR: i32 = 3;
+        let Some(g) = grid.inverse().and_then(|inv| inv.apply(p)) else {
+            return false;
+        };
+        let (i, j) = (g[0].round(), g[1].round());
+        if (i, j) == (0.0, 0.0)
+            || i.abs() > f64::from(NEAR)
+            || j.abs() > f64::from(NEAR)
+            || (g[0] - i).hypot(g[1] - j) > 0.5
+        {
+            return false;
+        }
+        view.best_reading(
+            &self.profile,
+            grid,
+            (i as i32, j as i32),
+            (0.05, &PLUS),
+            None,
+        )
+        .is_some_and(|(_, f, presence)| presence.0 && self.fountain_margin(&f) < 0.0)
     }
 
     /// How many of the four cells beside the grid's (0, 0) hold a tile where it predicts.
