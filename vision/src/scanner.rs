@@ -1064,7 +1064,7 @@ impl Scanner {
     /// not as a fountain. A fountain centred within a fifth of a cell of `p` would then
     /// overlap that tile: `p` is no fountain's centre.
     fn on_a_building(&self, view: &View<'_>, grid: &Homography, p: Point) -> bool {
-        const NEAR: i32 = 3;
+        const NEAR: i32 = 6;
         let Some(g) = grid.inverse().and_then(|inv| inv.apply(p)) else {
             return false;
         };
