@@ -184,7 +184,7 @@ pub fn run(args: &EvalArgs) -> Result<Outcome> {
         let mut rows = vec![("overall".to_owned(), overall.rates())];
         rows.extend(order.into_iter().map(|k| (k.clone(), groups[k].rates())));
         crate::output::print(&format!(
-            "{}{} labelled photo(s) in {}; building error per tile read, wall error per side read, missed and phantom per labelled tile; timings on one thread\n",
+            "{}{} labelled photo(s) in {}; building error per tile read, wall error per side read, missed and phantom per labelled tile; in view%: exact Alhambras among those whose fountain is not hidden (cells are counted from the fountain: under a hand, none can be placed); timings on one thread\n",
             table(&rows),
             photos.len(),
             args.dir.display()
@@ -204,6 +204,7 @@ fn table(rows: &[(String, Rates)]) -> String {
         "missed%",
         "phantom%",
         "alh exact%",
+        "in view%",
         "photo exact%",
         "score exact%",
         "ms median",
@@ -220,6 +221,7 @@ fn table(rows: &[(String, Rates)]) -> String {
                 format!("{:.1}", r.missed_pct),
                 format!("{:.1}", r.phantom_pct),
                 format!("{:.0}", r.alhambra_exact_pct),
+                format!("{:.0}", r.in_view_exact_pct),
                 format!("{:.0}", r.photo_exact_pct),
                 format!("{:.0}", r.score_exact_pct),
                 format!("{:.0}", r.ms_median),

@@ -28,6 +28,11 @@ pub struct Tally {
     pub alhambras: u32,
     /// Of those, read exactly.
     pub alhambras_exact: u32,
+    /// Labelled Alhambras whose fountain is hidden (a hand over it): no scan can place
+    /// their tiles, as cells are counted from the fountain.
+    pub fountain_hidden: u32,
+    /// Alhambras with their fountain in view read exactly.
+    pub in_view_exact: u32,
     /// Photos read exactly (every Alhambra exact, nothing extra).
     pub photos_exact: u32,
     /// Photos where every player's round-3 total is right.
@@ -51,6 +56,8 @@ pub struct Rates {
     pub phantom_pct: f64,
     /// Exact Alhambras, %.
     pub alhambra_exact_pct: f64,
+    /// Exact Alhambras among those whose fountain is in view, %.
+    pub in_view_exact_pct: f64,
     /// Exact photos, %.
     pub photo_exact_pct: f64,
     /// Photos with exact round-3 totals, %.
@@ -91,6 +98,8 @@ impl Tally {
         self.phantom += o.phantom;
         self.alhambras += o.alhambras;
         self.alhambras_exact += o.alhambras_exact;
+        self.fountain_hidden += o.fountain_hidden;
+        self.in_view_exact += o.in_view_exact;
         self.photos_exact += o.photos_exact;
         self.scores_exact += o.scores_exact;
         self.millis.extend(&o.millis);
@@ -106,6 +115,10 @@ impl Tally {
             missed_pct: pct(self.missed, self.tiles),
             phantom_pct: pct(self.phantom, self.tiles),
             alhambra_exact_pct: pct(self.alhambras_exact, self.alhambras),
+            in_view_exact_pct: pct(
+                self.in_view_exact,
+                self.alhambras.saturating_sub(self.fountain_hidden),
+            ),
             photo_exact_pct: pct(self.photos_exact, self.photos),
             score_exact_pct: pct(self.scores_exact, self.photos),
             ms_median: percentile(&self.millis, 0.5),
@@ -203,6 +216,11 @@ pub fn compare_photo(labels: &ScanResult, scan: &ScanResult) -> Tally {
     let mut found_layouts = Vec::new();
     for label in &labels.alhambras {
         tally.alhambras += 1;
+        let hidden = label
+            .tiles
+            .iter()
+            .any(|t| (t.x, t.y) == (0, 0) && t.occluded);
+        tally.fountain_hidden += u32::from(hidden);
         tally.tiles += label.tiles.iter().filter(|t| !t.occluded).count() as u32;
         // The found Alhambra whose fountain is nearest, within a tile's width.
         let width = label
@@ -254,6 +272,7 @@ pub fn compare_photo(labels: &ScanResult, scan: &ScanResult) -> Tally {
         tally.phantom += c.phantom;
         let exact = c.building_errors == 0 && c.wall_errors == 0 && c.missed == 0 && c.phantom == 0;
         tally.alhambras_exact += u32::from(exact);
+        tally.in_view_exact += u32::from(exact && !hidden);
         all_exact &= exact;
         found_layouts.push(alhambra_of(&c.found_visible));
     }
@@ -377,5 +396,26 @@ mod tests {
         let t = compare_photo(&label, &scan);
         assert_eq!((t.tiles, t.phantom, t.building_errors), (1, 0, 0));
         assert_eq!(t.alhambras_exact, 1);
+    }
+
+    #[test]
+    fn an_alhambra_with_its_fountain_hidden_counts_apart_but_still_counts() {
+        let mut fountain = tile(0, 0, Building::Fountain, "-");
+        fountain.occluded = true;
+        let mut hidden = photo(vec![fountain, tile(1, 0, Building::Garden, "-")]);
+        let shown = photo(vec![
+            tile(0, 0, Building::Fountain, "-"),
+            tile(0, 1, Building::Tower, "-"),
+        ]);
+        hidden.alhambras[0].fountain_px = [400.0, 400.0];
+        let mut label = shown.clone();
+        label.alhambras.extend(hidden.alhambras);
+        let t = compare_photo(&label, &shown);
+        // The hidden one is missed, as before; among those in view, all are exact.
+        assert_eq!((t.alhambras, t.alhambras_exact, t.missed), (2, 1, 1));
+        let r = t.rates();
+        assert_eq!((t.fountain_hidden, t.in_view_exact), (1, 1));
+        assert!((r.alhambra_exact_pct - 50.0).abs() < 1e-9);
+        assert!((r.in_view_exact_pct - 100.0).abs() < 1e-9);
     }
 }
