@@ -149,8 +149,9 @@ struct EdgeMap {
     width: usize,
     height: usize,
     data: Vec<f32>,
-    /// Grey levels, lightly smoothed (for the dark lines of seams).
-    lum: Vec<f32>,
+    /// Grey levels, lightly smoothed (for the dark lines of seams); bytes, as a 4K
+    /// photo's working copy is three megapixels.
+    lum: Vec<u8>,
 }
 
 impl EdgeMap {
@@ -169,11 +170,9 @@ impl EdgeMap {
             1.2,
             opencv::core::BORDER_REPLICATE,
         )?;
-        let mut grey_f = Mat::default();
-        grey.convert_to(&mut grey_f, opencv::core::CV_32F, 1.0, 0.0)?;
         let mut lum = Mat::default();
         imgproc::gaussian_blur(
-            &grey_f,
+            &grey,
             &mut lum,
             Size::new(3, 3),
             0.8,
@@ -184,7 +183,7 @@ impl EdgeMap {
             width: frame.cols() as usize,
             height: frame.rows() as usize,
             data: blurred.data_typed::<f32>()?.to_vec(),
-            lum: lum.data_typed::<f32>()?.to_vec(),
+            lum: lum.data_bytes()?.to_vec(),
         })
     }
 
@@ -197,7 +196,7 @@ impl EdgeMap {
         Self::sample(&self.lum, self.width, self.height, p)
     }
 
-    fn sample(d: &[f32], width: usize, height: usize, p: Point) -> f32 {
+    fn sample<T: Copy + Into<f32>>(d: &[T], width: usize, height: usize, p: Point) -> f32 {
         // Pixel centres at whole coordinates, as OpenCV's warps (and so the cell quads)
         // have them.
         let (x, y) = (p[0], p[1]);
@@ -207,8 +206,9 @@ impl EdgeMap {
         let (x0, y0) = (x as usize, y as usize);
         let (tx, ty) = ((x - x0 as f64) as f32, (y - y0 as f64) as f32);
         let i = y0 * width + x0;
-        (d[i] * (1.0 - tx) + d[i + 1] * tx) * (1.0 - ty)
-            + (d[i + width] * (1.0 - tx) + d[i + width + 1] * tx) * ty
+        let v = |k: usize| -> f32 { d[k].into() };
+        (v(i) * (1.0 - tx) + v(i + 1) * tx) * (1.0 - ty)
+            + (v(i + width) * (1.0 - tx) + v(i + width + 1) * tx) * ty
     }
 
     /// Mean edge strength along the four sides of a quad.
