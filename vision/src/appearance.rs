@@ -783,12 +783,17 @@ impl Profile {
         let mut in_catalogue = true;
         // Unconstrained reading: best building, each side on its own.
         let free_b = Building::ALL[(0..7).max_by(|&a, &b| bs[a].total_cmp(&bs[b])).unwrap_or(0)];
-        let free_w = Walls::of(
-            &Side::ALL
-                .into_iter()
-                .filter(|&s| ss[s as usize][0] > ss[s as usize][1])
-                .collect::<Vec<_>>(),
-        );
+        // The fountain has no walls, whatever its art's borders look like.
+        let free_w = if free_b == Building::Fountain {
+            Walls::NONE
+        } else {
+            Walls::of(
+                &Side::ALL
+                    .into_iter()
+                    .filter(|&s| ss[s as usize][0] > ss[s as usize][1])
+                    .collect::<Vec<_>>(),
+            )
+        };
         const NOT_IN_CATALOGUE_MARGIN: f32 = 6.0;
         if score(&(free_b, free_w)) > scored[best_i] + NOT_IN_CATALOGUE_MARGIN {
             (building, walls) = (free_b, free_w);

@@ -74,4 +74,37 @@ mod tests {
         assert_eq!(profile.buildings.iter().flatten().count(), 7);
         assert!(profile.pitch_mm > 20.0 && profile.pitch_mm < 100.0);
     }
+
+    #[test]
+    fn a_fountain_is_read_without_walls_whatever_its_borders_look_like() {
+        use crate::appearance::{BLOCK_DIMS, CellFeatures, SIDE_DIMS};
+        use alhambra_engine::{Building, Walls};
+        let profile = match default_profile() {
+            Ok(p) => p,
+            Err(e) => panic!("{e}"),
+        };
+        let Some(Some(fountain)) = profile.buildings.first() else {
+            panic!("no fountain model");
+        };
+        // The fountain's look, every side looking like a wall and more so: two of the
+        // wall's deviations further from open than the profile's walls are (a fountain's
+        // art with a dark border all round).
+        let mut f = CellFeatures {
+            blocks: [0.0; BLOCK_DIMS],
+            sides: [[0.0; SIDE_DIMS]; 4],
+        };
+        f.blocks.copy_from_slice(&fountain.mean);
+        for side in &mut f.sides {
+            for (k, v) in side.iter_mut().enumerate() {
+                let (wall, open) = (profile.wall.mean[k], profile.open.mean[k]);
+                let away = if wall < open { -1.0 } else { 1.0 };
+                *v = wall + away * 2.0 * profile.wall.var[k].sqrt();
+            }
+        }
+        let reading = profile.read(&f);
+        assert_eq!(
+            (reading.building, reading.walls),
+            (Building::Fountain, Walls::NONE)
+        );
+    }
 }
