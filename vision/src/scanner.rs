@@ -1411,7 +1411,7 @@ fn refine_on_seams(
     if cells.is_empty() {
         return grid;
     }
-    // Segments in grid coordinates: each seam once, and the fountain's four sides.
+    // Segments in grid coordinates: each seam once (east and south sides with a tile beyond).
     let mut segments: Vec<(Point, Point)> = Vec::new();
     for &(i, j) in &cells {
         let (x, y) = (f64::from(i), f64::from(j));
