@@ -33,6 +33,10 @@ pub struct CellFeatures {
     pub blocks: [f32; BLOCK_DIMS],
     /// Per side (north, east, south, west of the patch): band darkness and tint.
     pub sides: [[f32; SIDE_DIMS]; 4],
+    /// How sharp the patch is: its mean Laplacian over its mean gradient (about 1 for
+    /// edges a pixel wide, falling as blur widens them; the same under any quarter turn
+    /// and any contrast).
+    pub sharpness: f32,
 }
 
 impl CellFeatures {
@@ -59,7 +63,13 @@ impl CellFeatures {
 /// Resamples the image quad `corners` (clockwise from the cell's north-west corner, image
 /// pixels) to a PATCH x PATCH square.
 pub fn sample_patch(frame: &Mat, corners: &[Point; 4]) -> opencv::Result<Mat> {
-    let n = f64::from(PATCH);
+    sample_square(frame, corners, PATCH)
+}
+
+/// Resamples the image quad `corners` to an `n` x `n` square.
+pub fn sample_square(frame: &Mat, corners: &[Point; 4], n: i32) -> opencv::Result<Mat> {
+    let size = n;
+    let n = f64::from(n);
     // Patch pixel centres sit at the middle of their share of the quad.
     let square = [
         [-0.5, -0.5],
@@ -79,7 +89,7 @@ pub fn sample_patch(frame: &Mat, corners: &[Point; 4]) -> opencv::Result<Mat> {
         frame,
         &mut patch,
         &m,
-        Size::new(PATCH, PATCH),
+        Size::new(size, size),
         imgproc::INTER_LINEAR | imgproc::WARP_INVERSE_MAP,
         opencv::core::BORDER_CONSTANT,
         Scalar::all(0.0),
@@ -177,7 +187,24 @@ pub fn features(patch: &Mat, white: WhiteBalance) -> opencv::Result<CellFeatures
             .unwrap_or(s);
         sides[side as usize] = [b[2] / lref, b[2] / s[2].max(1.0), b[0] - s[0], b[1] - s[1]];
     }
-    Ok(CellFeatures { blocks, sides })
+    // Sharpness over the whole patch, seams included: the strongest edges there are.
+    let (mut lap, mut grad) = (0f32, 0f32);
+    for y in 1..n - 1 {
+        for x in 1..n - 1 {
+            let at = |dx: isize, dy: isize| {
+                px[(y as isize + dy) as usize * n + (x as isize + dx) as usize][2]
+            };
+            let c = at(0, 0);
+            lap += (at(1, 0) + at(-1, 0) + at(0, 1) + at(0, -1) - 4.0 * c).abs();
+            grad += ((at(1, 0) - at(-1, 0)).abs() + (at(0, 1) - at(0, -1)).abs()) / 2.0;
+        }
+    }
+    let sharpness = lap / grad.max(1e-3);
+    Ok(CellFeatures {
+        blocks,
+        sides,
+        sharpness,
+    })
 }
 
 /// Dimensions of the rotation-free summary of a cell.
@@ -437,6 +464,17 @@ pub struct Reading {
     pub in_catalogue: bool,
 }
 
+/// How sharply a photo shows the wall bands, which decides the side models a reading
+/// uses: a band blurred with what lies beside it is lighter and wider, and one model for
+/// both would be too broad to tell a wall from a dark line on a sharp photo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// As sharp as the labelled photo.
+    Sharp,
+    /// Out of focus or moving.
+    Soft,
+}
+
 /// The learned appearance of one tile set under one light.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
@@ -453,6 +491,18 @@ pub struct Profile {
     pub wall: Gaussian,
     /// Side band of an open side.
     pub open: Gaussian,
+    /// Side band of a walled side in a blurred photo (learned from the labelled cells'
+    /// blurred variants; absent from profiles written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soft_wall: Option<Gaussian>,
+    /// Side band of an open side in a blurred photo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soft_open: Option<Gaussian>,
+    /// Cells whose median sharpness is below this are read with the blurred side models:
+    /// midway (geometrically) between the labelled cells' sharpness and their blurred
+    /// variants'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus_split: Option<f32>,
     /// A cell whose best building distance is above this holds no tile.
     pub presence_limit: f32,
     /// Labelled examples of tiles (upright) and of empty cells, for the nearest-neighbour
@@ -570,25 +620,50 @@ impl Profile {
             .map(|s| &s.features.blocks[..])
             .collect();
         let empty = Gaussian::learn(&empties, None, floor);
-        let mut walled: Vec<&[f32]> = Vec::new();
-        let mut open: Vec<&[f32]> = Vec::new();
-        for s in &tiles {
-            for side in Side::ALL {
-                let f = &s.features.sides[side as usize][..];
-                if s.walls.has(side) {
-                    walled.push(f)
-                } else {
-                    open.push(f)
+        // Side bands as labelled, and (apart) as blurred on purpose: see `Focus`.
+        let sides = |soft: bool| -> (Option<Gaussian>, Option<Gaussian>) {
+            let mut walled: Vec<&[f32]> = Vec::new();
+            let mut open: Vec<&[f32]> = Vec::new();
+            for s in tiles.iter().filter(|s| s.softened == soft) {
+                for side in Side::ALL {
+                    let f = &s.features.sides[side as usize][..];
+                    if s.walls.has(side) {
+                        walled.push(f)
+                    } else {
+                        open.push(f)
+                    }
                 }
             }
-        }
-        let side_floor = |_| 1e-4;
-        let wall = Gaussian::learn(&walled, None, side_floor).ok_or_else(|| {
+            let side_floor = |_| 1e-4;
+            (
+                Gaussian::learn(&walled, None, side_floor),
+                Gaussian::learn(&open, None, side_floor),
+            )
+        };
+        let (wall, open) = sides(false);
+        let wall = wall.ok_or_else(|| {
             ProfileError::TooLittle("no walled side among the labelled tiles".into())
         })?;
-        let open = Gaussian::learn(&open, None, side_floor).ok_or_else(|| {
+        let open = open.ok_or_else(|| {
             ProfileError::TooLittle("no open side among the labelled tiles".into())
         })?;
+        let (soft_wall, soft_open) = match sides(true) {
+            (Some(w), Some(o)) => (Some(w), Some(o)),
+            _ => (None, None),
+        };
+        let median_sharpness = |soft: bool| -> Option<f32> {
+            let mut v: Vec<f32> = tiles
+                .iter()
+                .filter(|s| s.softened == soft)
+                .map(|s| s.features.sharpness)
+                .collect();
+            v.sort_by(f32::total_cmp);
+            v.get(v.len() / 2).copied()
+        };
+        let focus_split = match (median_sharpness(false), median_sharpness(true)) {
+            (Some(sharp), Some(soft)) if soft < sharp && soft > 0.0 => Some((sharp * soft).sqrt()),
+            _ => None,
+        };
         let detect: Vec<Option<Gaussian>> = Building::ALL
             .iter()
             .map(|&b| Some(b))
@@ -613,6 +688,9 @@ impl Profile {
             detect,
             wall,
             open,
+            soft_wall,
+            soft_open,
+            focus_split,
             presence_limit: 0.0,
             photos,
             tiles: tiles.len() as u32,
@@ -728,29 +806,54 @@ impl Profile {
         out
     }
 
+    /// The (wall, open) side models for a photo of this focus (the sharp ones when the
+    /// profile has no others).
+    fn side_models(&self, focus: Focus) -> (&Gaussian, &Gaussian) {
+        match (focus, &self.soft_wall, &self.soft_open) {
+            (Focus::Soft, Some(w), Some(o)) => (w, o),
+            _ => (&self.wall, &self.open),
+        }
+    }
+
     /// Log-likelihood of (wall, open) for each side of upright features.
-    pub fn side_scores(&self, f: &CellFeatures) -> [[f32; 2]; 4] {
+    pub fn side_scores(&self, f: &CellFeatures, focus: Focus) -> [[f32; 2]; 4] {
+        let (wall, open) = self.side_models(focus);
         let mut out = [[0f32; 2]; 4];
         for side in Side::ALL {
             let x = &f.sides[side as usize];
-            out[side as usize] = [self.wall.log_likelihood(x), self.open.log_likelihood(x)];
+            out[side as usize] = [wall.log_likelihood(x), open.log_likelihood(x)];
         }
         out
     }
 
+    /// The focus of cells seen together (one Alhambra): from their median sharpness,
+    /// since one cell's picture may be plain or busy. (Which side models fit better does
+    /// not tell: the blurred ones are broader and fit every odd side better.)
+    pub fn focus_of<'a>(&self, cells: impl Iterator<Item = &'a CellFeatures>) -> Focus {
+        let Some(split) = self.focus_split else {
+            return Focus::Sharp;
+        };
+        let mut v: Vec<f32> = cells.map(|f| f.sharpness).collect();
+        v.sort_by(f32::total_cmp);
+        match v.get(v.len() / 2) {
+            Some(&s) if s < split => Focus::Soft,
+            _ => Focus::Sharp,
+        }
+    }
+
     /// Reads an upright cell: the best (building, walls) pair, preferring pairs the
     /// catalogue has; a pair it lacks is returned only when far more likely, and flagged.
-    pub fn read(&self, f: &CellFeatures) -> Reading {
-        self.read_with(f, &[0.0; 4])
+    pub fn read(&self, f: &CellFeatures, focus: Focus) -> Reading {
+        self.read_with(f, &[0.0; 4], focus)
     }
 
     /// Reads an upright cell with outside evidence per side: `hints[side]` is log-odds for
     /// a wall there (positive: a wall), e.g. from the neighbour sharing that side.
-    pub fn read_with(&self, f: &CellFeatures, hints: &[f32; 4]) -> Reading {
+    pub fn read_with(&self, f: &CellFeatures, hints: &[f32; 4], focus: Focus) -> Reading {
         // Naive-Bayes log-likelihoods over correlated features are overconfident: temper.
         const TEMPER: f32 = 0.25;
         let bs = self.building_scores(f);
-        let mut ss = self.side_scores(f);
+        let mut ss = self.side_scores(f, focus);
         for (s, h) in ss.iter_mut().zip(hints) {
             s[0] += h;
             s[1] -= h;
@@ -879,7 +982,12 @@ impl Profile {
         if self.detect.len() != 8 || self.detect.iter().flatten().any(|g| !ok(g, DETECT_DIMS)) {
             return Err("the fountain search models have the wrong size".into());
         }
-        if !ok(&self.wall, SIDE_DIMS) || !ok(&self.open, SIDE_DIMS) {
+        if [&self.wall, &self.open]
+            .into_iter()
+            .chain(self.soft_wall.as_ref())
+            .chain(self.soft_open.as_ref())
+            .any(|g| !ok(g, SIDE_DIMS))
+        {
             return Err("a wall model has the wrong size or a zero variance".into());
         }
         if !(self.pitch_mm > 5.0 && self.pitch_mm < 500.0) {
@@ -920,7 +1028,11 @@ mod tests {
         for (i, s) in sides.iter_mut().enumerate() {
             s[0] = i as f32;
         }
-        CellFeatures { blocks, sides }
+        CellFeatures {
+            blocks,
+            sides,
+            sharpness: 1.0,
+        }
     }
 
     #[test]
@@ -982,5 +1094,36 @@ mod tests {
                 "{name} border row/column mean {m}, expected white"
             );
         }
+    }
+
+    #[test]
+    fn blur_lowers_sharpness_whatever_the_contrast() {
+        // The square's quad grown so that its outline crosses the patch.
+        let (frame, quad) = white_square();
+        let wide = quad.map(|p| [(p[0] - 97.5) * 1.3 + 97.5, (p[1] - 97.5) * 1.3 + 97.5]);
+        let sharpness = |frame: &Mat| -> f32 {
+            let patch = sample_patch(frame, &wide).expect("patch");
+            features(&patch, [1.0; 3]).expect("features").sharpness
+        };
+        let mut faint = Mat::default();
+        frame
+            .convert_to(&mut faint, -1, 0.3, 60.0)
+            .expect("contrast");
+        let mut soft = Mat::default();
+        imgproc::gaussian_blur(
+            &frame,
+            &mut soft,
+            Size::new(0, 0),
+            2.5,
+            2.5,
+            opencv::core::BORDER_REPLICATE,
+        )
+        .expect("blur");
+        let (sharp, faint, soft) = (sharpness(&frame), sharpness(&faint), sharpness(&soft));
+        assert!(
+            (sharp - faint).abs() < 0.05 * sharp,
+            "contrast changed sharpness: {sharp} vs {faint}"
+        );
+        assert!(soft < 0.7 * sharp, "blurred {soft}, sharp {sharp}");
     }
 }

@@ -77,7 +77,7 @@ mod tests {
 
     #[test]
     fn a_fountain_is_read_without_walls_whatever_its_borders_look_like() {
-        use crate::appearance::{BLOCK_DIMS, CellFeatures, SIDE_DIMS};
+        use crate::appearance::{BLOCK_DIMS, CellFeatures, Focus, SIDE_DIMS};
         use alhambra_engine::{Building, Walls};
         let profile = match default_profile() {
             Ok(p) => p,
@@ -92,6 +92,7 @@ mod tests {
         let mut f = CellFeatures {
             blocks: [0.0; BLOCK_DIMS],
             sides: [[0.0; SIDE_DIMS]; 4],
+            sharpness: 1.0,
         };
         f.blocks.copy_from_slice(&fountain.mean);
         for side in &mut f.sides {
@@ -101,7 +102,7 @@ mod tests {
                 *v = wall + away * 2.0 * profile.wall.var[k].sqrt();
             }
         }
-        let reading = profile.read(&f);
+        let reading = profile.read(&f, Focus::Sharp);
         assert_eq!(
             (reading.building, reading.walls),
             (Building::Fountain, Walls::NONE)

@@ -1326,9 +1326,10 @@ impl Scanner {
         let turn = (0..4u8)
             .max_by(|&a, &b| turn_score(a).total_cmp(&turn_score(b)))
             .unwrap_or(0);
+        let focus = self.profile.focus_of(cells.values().map(|(f, _)| f));
         let mut tiles = Vec::with_capacity(cells.len());
         for (&(i, j), (f, q)) in &cells {
-            let reading = self.profile.read(&f.turned(turn));
+            let reading = self.profile.read(&f.turned(turn), focus);
             let pos = (0..turn).fold(Pos::new(i, j), |p, _| p.rotated_clockwise());
             let k = usize::from(turn);
             let corners_px = [
@@ -1371,7 +1372,7 @@ impl Scanner {
             })
             .collect();
         for (t, h) in tiles.iter_mut().zip(&hints) {
-            t.reading = self.profile.read_with(&t.features, h);
+            t.reading = self.profile.read_with(&t.features, h, focus);
         }
         // The fountain is (0, 0) by definition: if the cell read as the fountain is another
         // one (the search anchored on a look-alike next to it), renumber from it; with no

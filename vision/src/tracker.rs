@@ -865,6 +865,7 @@ mod tests {
             features: CellFeatures {
                 blocks: [0.0; BLOCK_DIMS],
                 sides: [[0.0; SIDE_DIMS]; 4],
+                sharpness: 1.0,
             },
         }
     }
