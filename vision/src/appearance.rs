@@ -18,10 +18,13 @@ pub const PATCH: i32 = 48;
 pub const GRID: usize = 4;
 /// Features of the interior: chromaticity r, g and relative brightness per block.
 pub const BLOCK_DIMS: usize = GRID * GRID * 3;
-/// Features of one side's band.
-pub const SIDE_DIMS: usize = 4;
+/// Depth bands per side profile (each 4% of the patch deep, from the edge in).
+const SIDE_BANDS: usize = 4;
+/// Features of one side: the darkest wall-wide band (4), then the profile from the edge
+/// in (3 per depth band), then the lines along the side at each depth (1 per band).
+pub const SIDE_DIMS: usize = 4 + 4 * SIDE_BANDS;
 /// The profile format's version.
-pub const PROFILE_VERSION: u32 = 1;
+pub const PROFILE_VERSION: u32 = 2;
 
 /// Per-channel gains (B, G, R) that make the table's white paper white.
 pub type WhiteBalance = [f32; 3];
@@ -31,7 +34,8 @@ pub type WhiteBalance = [f32; 3];
 pub struct CellFeatures {
     /// Block means, row-major from the patch's top-left: (r, g, L/Lref) each.
     pub blocks: [f32; BLOCK_DIMS],
-    /// Per side (north, east, south, west of the patch): band darkness and tint.
+    /// Per side (north, east, south, west of the patch): the darkest band's darkness and
+    /// tint, then brightness and tint from the edge in, against the strip inside.
     pub sides: [[f32; SIDE_DIMS]; 4],
     /// How sharp the patch is: its mean Laplacian over its mean gradient (about 1 for
     /// edges a pixel wide, falling as blur widens them; the same under any quarter turn
@@ -147,6 +151,20 @@ pub fn features(patch: &Mat, white: WhiteBalance) -> opencv::Result<CellFeatures
             blocks[o + 2] = acc[2] / k / lref;
         }
     }
+    // Sharpness over the whole patch, seams included: the strongest edges there are.
+    let (mut lap, mut grad) = (0f32, 0f32);
+    for y in 1..n - 1 {
+        for x in 1..n - 1 {
+            let at = |dx: isize, dy: isize| {
+                px[(y as isize + dy) as usize * n + (x as isize + dx) as usize][2]
+            };
+            let c = at(0, 0);
+            lap += (at(1, 0) + at(-1, 0) + at(0, 1) + at(0, -1) - 4.0 * c).abs();
+            grad += ((at(1, 0) - at(-1, 0)).abs() + (at(0, 1) - at(0, -1)).abs()) / 2.0;
+        }
+    }
+    let sharpness = lap / grad.max(1e-3);
+    let mean_gradient = grad / ((n - 2) * (n - 2)) as f32;
     // Side bands: the darkest band of a wall's width near the edge (where exactly depends
     // on how well the cell is aligned, so every start within the outer eighth is tried)
     // against the strip inside it.
@@ -177,6 +195,10 @@ pub fn features(patch: &Mat, white: WhiteBalance) -> opencv::Result<CellFeatures
         [acc[0] / count, acc[1] / count, acc[2] / count]
     };
     let starts = 0..=((0.125 * n as f32).round() as usize);
+    // The profile from the edge in: whatever a wall looks like in this tile set (dark
+    // stone, light stone, a coloured rim), the side models learn it; the darkest band
+    // alone only tells dark walls.
+    let band = (0.04 * n as f32).round().max(1.0) as usize;
     let mut sides = [[0f32; SIDE_DIMS]; 4];
     for side in Side::ALL {
         let s = mean(side, strip);
@@ -185,21 +207,43 @@ pub fn features(patch: &Mat, white: WhiteBalance) -> opencv::Result<CellFeatures
             .map(|d| mean(side, (d, d + wall_width)))
             .min_by(|a, b| a[2].total_cmp(&b[2]))
             .unwrap_or(s);
-        sides[side as usize] = [b[2] / lref, b[2] / s[2].max(1.0), b[0] - s[0], b[1] - s[1]];
-    }
-    // Sharpness over the whole patch, seams included: the strongest edges there are.
-    let (mut lap, mut grad) = (0f32, 0f32);
-    for y in 1..n - 1 {
-        for x in 1..n - 1 {
-            let at = |dx: isize, dy: isize| {
-                px[(y as isize + dy) as usize * n + (x as isize + dx) as usize][2]
-            };
-            let c = at(0, 0);
-            lap += (at(1, 0) + at(-1, 0) + at(0, 1) + at(0, -1) - 4.0 * c).abs();
-            grad += ((at(1, 0) - at(-1, 0)).abs() + (at(0, 1) - at(0, -1)).abs()) / 2.0;
+        let out = &mut sides[side as usize];
+        out[..4].copy_from_slice(&[b[2] / lref, b[2] / s[2].max(1.0), b[0] - s[0], b[1] - s[1]]);
+        for k in 0..SIDE_BANDS {
+            let d = mean(side, (k * band, (k + 1) * band));
+            out[4 + 3 * k..7 + 3 * k].copy_from_slice(&[
+                d[2] / s[2].max(1.0),
+                d[0] - s[0],
+                d[1] - s[1],
+            ]);
+            // Lines along the side at this depth (a wall's inner edge, its coping), against
+            // the patch's mean gradient: the weakest of its three thirds, since a wall's
+            // line runs the whole side and a line in the art seldom does.
+            let third = (along.1 - along.0) / 3;
+            let mut weakest = f32::INFINITY;
+            for part in 0..3 {
+                let mut line = 0f32;
+                let mut count = 0f32;
+                for depth in k * band + 1..(k + 1) * band + 1 {
+                    for a in along.0 + part * third..along.0 + (part + 1) * third {
+                        let at = |d: usize| {
+                            let (x, y) = match side {
+                                Side::North => (a, d),
+                                Side::South => (a, n - 1 - d),
+                                Side::West => (d, a),
+                                Side::East => (n - 1 - d, a),
+                            };
+                            px[y * n + x][2]
+                        };
+                        line += (at(depth + 1) - at(depth - 1)).abs() / 2.0;
+                        count += 1.0;
+                    }
+                }
+                weakest = weakest.min(line / count.max(1.0));
+            }
+            out[4 + 3 * SIDE_BANDS + k] = weakest / mean_gradient.max(1e-3);
         }
     }
-    let sharpness = lap / grad.max(1e-3);
     Ok(CellFeatures {
         blocks,
         sides,
@@ -296,6 +340,156 @@ impl From<Gaussian> for GaussianFile {
             var: g.var,
         }
     }
+}
+
+/// A quadratic discriminant between two classes of feature vectors: each class a
+/// Gaussian with its full covariance (shrunk a third of the way to the two classes'
+/// pooled one), and the log-odds of the first. Unlike diagonal Gaussians it counts
+/// correlated features (a wall band's colour and the line along its inner edge) once, and
+/// weighs each by how well it separates the classes in the labelled photo, whatever the
+/// walls look like there.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Discriminant {
+    /// The first class, then the second.
+    pub classes: [ClassShape; 2],
+}
+
+/// One class of a [`Discriminant`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassShape {
+    /// Mean per feature.
+    pub mean: Vec<f32>,
+    /// The covariance's Cholesky factor, lower triangle, row-major (d x d).
+    pub chol: Vec<f32>,
+    /// Half the logarithm of the covariance's determinant.
+    pub half_log_det: f32,
+}
+
+/// Log-odds past this are not believed: one odd feature (glare, a finger) must not decide
+/// a side alone.
+const LOG_ODDS_CAP: f32 = 12.0;
+
+impl ClassShape {
+    /// Log-likelihood up to a constant shared by every class of the same dimension.
+    fn log_likelihood(&self, x: &[f32]) -> f32 {
+        let d = self.mean.len();
+        // Forward substitution: L y = x - mean, then |y|^2 is the squared Mahalanobis
+        // distance.
+        let mut y = vec![0f32; d];
+        let mut maha = 0f32;
+        for i in 0..d {
+            let row = &self.chol[i * d..i * d + i];
+            let s = x.get(i).copied().unwrap_or(0.0)
+                - self.mean[i]
+                - row.iter().zip(&y[..i]).map(|(l, y)| l * y).sum::<f32>();
+            y[i] = s / self.chol[i * d + i];
+            maha += y[i] * y[i];
+        }
+        -0.5 * maha - self.half_log_det
+    }
+}
+
+impl Discriminant {
+    /// Learns from samples of the first class (`a`) and of the second (`b`); `None` with
+    /// too few of either or when the features are degenerate.
+    pub fn learn(a: &[&[f32]], b: &[&[f32]]) -> Option<Discriminant> {
+        let d = a.first()?.len();
+        if a.len() < 2 || b.len() < 2 || a.iter().chain(b).any(|x| x.len() != d) {
+            return None;
+        }
+        let moments = |xs: &[&[f32]]| -> (Vec<f64>, Vec<f64>) {
+            let mut m = vec![0f64; d];
+            for x in xs {
+                for (mi, xi) in m.iter_mut().zip(x.iter()) {
+                    *mi += f64::from(*xi);
+                }
+            }
+            m.iter_mut().for_each(|v| *v /= xs.len() as f64);
+            let mut cov = vec![0f64; d * d];
+            for x in xs {
+                for i in 0..d {
+                    let di = f64::from(x[i]) - m[i];
+                    for j in 0..d {
+                        cov[i * d + j] += di * (f64::from(x[j]) - m[j]);
+                    }
+                }
+            }
+            cov.iter_mut().for_each(|v| *v /= (xs.len() - 1) as f64);
+            (m, cov)
+        };
+        let ((ma, ca), (mb, cb)) = (moments(a), moments(b));
+        let (na, nb) = (a.len() as f64, b.len() as f64);
+        let pooled: Vec<f64> = ca
+            .iter()
+            .zip(&cb)
+            .map(|(x, y)| (x * (na - 1.0) + y * (nb - 1.0)) / (na + nb - 2.0))
+            .collect();
+        let shape = |mean: Vec<f64>, cov: Vec<f64>| -> Option<ClassShape> {
+            let mut m: Vec<f64> = cov
+                .iter()
+                .zip(&pooled)
+                .map(|(c, p)| c * (2.0 / 3.0) + p / 3.0)
+                .collect();
+            // A little ridge: a feature that never varies in the labelled photo must not
+            // get an unbounded weight.
+            for i in 0..d {
+                m[i * d + i] = m[i * d + i] * 1.05 + 1e-6;
+            }
+            cholesky(&mut m, d)?;
+            let half_log_det = (0..d).map(|i| m[i * d + i].ln()).sum::<f64>();
+            Some(ClassShape {
+                mean: mean.iter().map(|v| *v as f32).collect(),
+                chol: m.iter().map(|v| *v as f32).collect(),
+                half_log_det: half_log_det as f32,
+            })
+        };
+        Some(Discriminant {
+            classes: [shape(ma, ca)?, shape(mb, cb)?],
+        })
+    }
+
+    /// The log-odds of the first class.
+    pub fn log_odds(&self, x: &[f32]) -> f32 {
+        let [a, b] = &self.classes;
+        (a.log_likelihood(x) - b.log_likelihood(x)).clamp(-LOG_ODDS_CAP, LOG_ODDS_CAP)
+    }
+
+    /// Whether both classes have dimension `d` and usable factors.
+    fn fits(&self, d: usize) -> bool {
+        self.classes.iter().all(|c| {
+            c.mean.len() == d
+                && c.chol.len() == d * d
+                && (0..d).all(|i| c.chol[i * d + i] > 0.0)
+                && c.half_log_det.is_finite()
+        })
+    }
+}
+
+/// Factors a symmetric positive definite `d` x `d` matrix in place into its lower
+/// Cholesky factor (the upper triangle is zeroed); `None` when it is not positive definite.
+fn cholesky(m: &mut [f64], d: usize) -> Option<()> {
+    for j in 0..d {
+        let mut sum = m[j * d + j];
+        for k in 0..j {
+            sum -= m[j * d + k] * m[j * d + k];
+        }
+        if sum <= 0.0 || !sum.is_finite() {
+            return None;
+        }
+        let l = sum.sqrt();
+        m[j * d + j] = l;
+        for i in j + 1..d {
+            let mut s = m[i * d + j];
+            for k in 0..j {
+                s -= m[i * d + k] * m[j * d + k];
+            }
+            m[i * d + j] = s / l;
+        }
+        for i in 0..j {
+            m[i * d + j] = 0.0;
+        }
+    }
+    Some(())
 }
 
 /// Per-dimension squared z-scores are capped here, so one odd block (glare, a finger)
@@ -498,6 +692,13 @@ pub struct Profile {
     /// Side band of an open side in a blurred photo.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub soft_open: Option<Gaussian>,
+    /// Wall against open side, as labelled (absent from profiles written before it: then
+    /// the two Gaussians decide).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side_split: Option<Discriminant>,
+    /// Wall against open side, blurred.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soft_side_split: Option<Discriminant>,
     /// Cells whose median sharpness is below this are read with the blurred side models:
     /// midway (geometrically) between the labelled cells' sharpness and their blurred
     /// variants'.
@@ -621,7 +822,7 @@ impl Profile {
             .collect();
         let empty = Gaussian::learn(&empties, None, floor);
         // Side bands as labelled, and (apart) as blurred on purpose: see `Focus`.
-        let sides = |soft: bool| -> (Option<Gaussian>, Option<Gaussian>) {
+        let sides = |soft: bool| -> (Option<Gaussian>, Option<Gaussian>, Option<Discriminant>) {
             let mut walled: Vec<&[f32]> = Vec::new();
             let mut open: Vec<&[f32]> = Vec::new();
             for s in tiles.iter().filter(|s| s.softened == soft) {
@@ -638,18 +839,19 @@ impl Profile {
             (
                 Gaussian::learn(&walled, None, side_floor),
                 Gaussian::learn(&open, None, side_floor),
+                Discriminant::learn(&walled, &open),
             )
         };
-        let (wall, open) = sides(false);
+        let (wall, open, side_split) = sides(false);
         let wall = wall.ok_or_else(|| {
             ProfileError::TooLittle("no walled side among the labelled tiles".into())
         })?;
         let open = open.ok_or_else(|| {
             ProfileError::TooLittle("no open side among the labelled tiles".into())
         })?;
-        let (soft_wall, soft_open) = match sides(true) {
-            (Some(w), Some(o)) => (Some(w), Some(o)),
-            _ => (None, None),
+        let (soft_wall, soft_open, soft_side_split) = match sides(true) {
+            (Some(w), Some(o), split) => (Some(w), Some(o), split),
+            _ => (None, None, None),
         };
         let median_sharpness = |soft: bool| -> Option<f32> {
             let mut v: Vec<f32> = tiles
@@ -690,6 +892,8 @@ impl Profile {
             open,
             soft_wall,
             soft_open,
+            side_split,
+            soft_side_split,
             focus_split,
             presence_limit: 0.0,
             photos,
@@ -815,15 +1019,22 @@ impl Profile {
         }
     }
 
-    /// Log-likelihood of (wall, open) for each side of upright features.
-    pub fn side_scores(&self, f: &CellFeatures, focus: Focus) -> [[f32; 2]; 4] {
+    /// The log-odds of a wall on each side of upright features (north, east, south, west):
+    /// from the discriminant when the profile has one for this focus, else half the two
+    /// Gaussians' log-likelihood ratio (tempered: their features are correlated).
+    pub fn side_log_odds(&self, f: &CellFeatures, focus: Focus) -> [f32; 4] {
+        let split = match focus {
+            Focus::Sharp => self.side_split.as_ref(),
+            Focus::Soft => self.soft_side_split.as_ref().or(self.side_split.as_ref()),
+        };
         let (wall, open) = self.side_models(focus);
-        let mut out = [[0f32; 2]; 4];
-        for side in Side::ALL {
+        Side::ALL.map(|side| {
             let x = &f.sides[side as usize];
-            out[side as usize] = [wall.log_likelihood(x), open.log_likelihood(x)];
-        }
-        out
+            match split {
+                Some(d) => d.log_odds(x),
+                None => 0.5 * (wall.log_likelihood(x) - open.log_likelihood(x)),
+            }
+        })
     }
 
     /// The focus of cells seen together (one Alhambra): from their median sharpness,
@@ -853,20 +1064,19 @@ impl Profile {
         // Naive-Bayes log-likelihoods over correlated features are overconfident: temper.
         const TEMPER: f32 = 0.25;
         let bs = self.building_scores(f);
-        let mut ss = self.side_scores(f, focus);
-        for (s, h) in ss.iter_mut().zip(hints) {
-            s[0] += h;
-            s[1] -= h;
+        // Per side, the log-odds of a wall with the neighbour's word added.
+        let mut odds = self.side_log_odds(f, focus);
+        for (o, h) in odds.iter_mut().zip(hints) {
+            *o += h;
         }
+        // A quarter of the log-odds for or against each side, on the building's tempered
+        // scale.
         let side_ll = |w: Walls| -> f32 {
             Side::ALL
                 .iter()
                 .map(|&s| {
-                    if w.has(s) {
-                        ss[s as usize][0]
-                    } else {
-                        ss[s as usize][1]
-                    }
+                    let o = odds[s as usize] / 4.0;
+                    if w.has(s) { o } else { -o }
                 })
                 .sum()
         };
@@ -877,7 +1087,7 @@ impl Profile {
                 pairs.push((t.building, t.walls));
             }
         }
-        let score = |&(b, w): &(Building, Walls)| bs[b as usize] * TEMPER + side_ll(w) * TEMPER;
+        let score = |&(b, w): &(Building, Walls)| bs[b as usize] * TEMPER + side_ll(w);
         let scored: Vec<f32> = pairs.iter().map(score).collect();
         let best_i = (0..pairs.len())
             .max_by(|&a, &b| scored[a].total_cmp(&scored[b]))
@@ -893,7 +1103,7 @@ impl Profile {
             Walls::of(
                 &Side::ALL
                     .into_iter()
-                    .filter(|&s| ss[s as usize][0] > ss[s as usize][1])
+                    .filter(|&s| odds[s as usize] > 0.0)
                     .collect::<Vec<_>>(),
             )
         };
@@ -918,8 +1128,7 @@ impl Profile {
         };
         let mut side_confidence = [0f32; 4];
         for s in Side::ALL {
-            let [lw, lo] = ss[s as usize];
-            let p_wall = 1.0 / (1.0 + ((lo - lw) * TEMPER * 2.0).exp());
+            let p_wall = 1.0 / (1.0 + (-odds[s as usize]).exp());
             side_confidence[s as usize] = if walls.has(s) { p_wall } else { 1.0 - p_wall };
         }
         Reading {
@@ -987,6 +1196,10 @@ impl Profile {
             .chain(self.soft_wall.as_ref())
             .chain(self.soft_open.as_ref())
             .any(|g| !ok(g, SIDE_DIMS))
+            || [&self.side_split, &self.soft_side_split]
+                .into_iter()
+                .flatten()
+                .any(|d| !d.fits(SIDE_DIMS))
         {
             return Err("a wall model has the wrong size or a zero variance".into());
         }
@@ -1094,6 +1307,36 @@ mod tests {
                 "{name} border row/column mean {m}, expected white"
             );
         }
+    }
+
+    #[test]
+    fn the_discriminant_counts_a_repeated_feature_once() {
+        // Class a around 1, class b around 0, in one noisy feature copied three times:
+        // the copies add no evidence, so the log-odds must be those of the one feature
+        // (equal spreads: linear, zero midway, about 1/var x the offset from it).
+        let mut rng = fastrand::Rng::with_seed(3);
+        let draw = |centre: f32, rng: &mut fastrand::Rng| -> Vec<f32> {
+            let v = centre + (rng.f32() - 0.5) * 1.2;
+            vec![v, v, v]
+        };
+        let a: Vec<Vec<f32>> = (0..400).map(|_| draw(1.0, &mut rng)).collect();
+        let b: Vec<Vec<f32>> = (0..400).map(|_| draw(0.0, &mut rng)).collect();
+        let (ra, rb): (Vec<&[f32]>, Vec<&[f32]>) = (
+            a.iter().map(|v| &v[..]).collect(),
+            b.iter().map(|v| &v[..]).collect(),
+        );
+        let d = Discriminant::learn(&ra, &rb).expect("learns");
+        assert!(d.fits(3));
+        let mid = d.log_odds(&[0.5, 0.5, 0.5]);
+        assert!(mid.abs() < 0.3, "log-odds midway {mid}");
+        // Uniform noise of width 1.2: variance 0.12; one feature at 1.0 gives about
+        // 0.5 / 0.12 = 4.2 (three counted apart would give three times as much).
+        let at_a = d.log_odds(&[1.0, 1.0, 1.0]);
+        assert!(at_a > 2.5 && at_a < 6.0, "log-odds at a's mean {at_a}");
+        assert!(d.log_odds(&[0.0, 0.0, 0.0]) < -2.5);
+        // Too few samples, or of different sizes: nothing learned.
+        assert!(Discriminant::learn(&ra[..1], &rb).is_none());
+        assert!(Discriminant::learn(&[&[1.0][..], &[2.0][..]], &rb).is_none());
     }
 
     #[test]
