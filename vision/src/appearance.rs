@@ -151,20 +151,27 @@ pub fn features(patch: &Mat, white: WhiteBalance) -> opencv::Result<CellFeatures
             blocks[o + 2] = acc[2] / k / lref;
         }
     }
-    // Sharpness over the whole patch, seams included: the strongest edges there are.
+    // Sharpness over the whole patch, seams included: the strongest edges there are
+    // (every other row and column: a ratio of sums, it needs no more).
     let (mut lap, mut grad) = (0f32, 0f32);
-    for y in 1..n - 1 {
-        for x in 1..n - 1 {
-            let at = |dx: isize, dy: isize| {
-                px[(y as isize + dy) as usize * n + (x as isize + dx) as usize][2]
-            };
-            let c = at(0, 0);
-            lap += (at(1, 0) + at(-1, 0) + at(0, 1) + at(0, -1) - 4.0 * c).abs();
-            grad += ((at(1, 0) - at(-1, 0)).abs() + (at(0, 1) - at(0, -1)).abs()) / 2.0;
+    let mut looked = 0usize;
+    for y in (1..n - 1).step_by(2) {
+        for x in (1..n - 1).step_by(2) {
+            let i = y * n + x;
+            let (c, l, r, u, d) = (
+                px[i][2],
+                px[i - 1][2],
+                px[i + 1][2],
+                px[i - n][2],
+                px[i + n][2],
+            );
+            lap += (l + r + u + d - 4.0 * c).abs();
+            grad += ((r - l).abs() + (d - u).abs()) / 2.0;
+            looked += 1;
         }
     }
     let sharpness = lap / grad.max(1e-3);
-    let mean_gradient = grad / ((n - 2) * (n - 2)) as f32;
+    let mean_gradient = grad / looked.max(1) as f32;
     // Side bands: the darkest band of a wall's width near the edge (where exactly depends
     // on how well the cell is aligned, so every start within the outer eighth is tried)
     // against the strip inside it.
@@ -174,43 +181,61 @@ pub fn features(patch: &Mat, white: WhiteBalance) -> opencv::Result<CellFeatures
         (0.30 * n as f32).round() as usize,
     );
     let along = ((0.15 * n as f32) as usize, (0.85 * n as f32) as usize);
-    let mean = |side: Side, depth: (usize, usize)| -> [f32; 3] {
-        let mut acc = [0f32; 3];
-        let mut count = 0f32;
-        for d in depth.0..depth.1 {
-            for a in along.0..along.1 {
-                let (x, y) = match side {
-                    Side::North => (a, d),
-                    Side::South => (a, n - 1 - d),
-                    Side::West => (d, a),
-                    Side::East => (n - 1 - d, a),
-                };
-                let p = px[y * n + x];
-                acc[0] += p[0];
-                acc[1] += p[1];
-                acc[2] += p[2];
-                count += 1.0;
-            }
-        }
-        [acc[0] / count, acc[1] / count, acc[2] / count]
-    };
     let starts = 0..=((0.125 * n as f32).round() as usize);
     // The profile from the edge in: whatever a wall looks like in this tile set (dark
     // stone, light stone, a coloured rim), the side models learn it; the darkest band
     // alone only tells dark walls.
     let band = (0.04 * n as f32).round().max(1.0) as usize;
+    let deepest = strip
+        .1
+        .max(SIDE_BANDS * band + 2)
+        .max(*starts.end() + wall_width);
+    let third = (along.1 - along.0) / 3;
     let mut sides = [[0f32; SIDE_DIMS]; 4];
     for side in Side::ALL {
-        let s = mean(side, strip);
+        // Pixel index of (along a, depth d) from this side's edge: base + a sa + d sd.
+        let (base, sa, sd): (isize, isize, isize) = {
+            let n = n as isize;
+            match side {
+                Side::North => (0, 1, n),
+                Side::South => ((n - 1) * n, 1, -n),
+                Side::West => (0, n, 1),
+                Side::East => (n - 1, n, -1),
+            }
+        };
+        let at = |a: usize, d: usize| px[(base + a as isize * sa + d as isize * sd) as usize];
+        // Mean (r, g, L) of each row parallel to the side, from the edge in.
+        let rows: Vec<[f32; 3]> = (0..deepest)
+            .map(|d| {
+                let mut acc = [0f32; 3];
+                for a in along.0..along.1 {
+                    let p = at(a, d);
+                    acc[0] += p[0];
+                    acc[1] += p[1];
+                    acc[2] += p[2];
+                }
+                acc.map(|v| v / (along.1 - along.0) as f32)
+            })
+            .collect();
+        let mean = |(from, to): (usize, usize)| -> [f32; 3] {
+            let mut acc = [0f32; 3];
+            for r in &rows[from..to] {
+                acc[0] += r[0];
+                acc[1] += r[1];
+                acc[2] += r[2];
+            }
+            acc.map(|v| v / (to - from) as f32)
+        };
+        let s = mean(strip);
         let b = starts
             .clone()
-            .map(|d| mean(side, (d, d + wall_width)))
+            .map(|d| mean((d, d + wall_width)))
             .min_by(|a, b| a[2].total_cmp(&b[2]))
             .unwrap_or(s);
         let out = &mut sides[side as usize];
         out[..4].copy_from_slice(&[b[2] / lref, b[2] / s[2].max(1.0), b[0] - s[0], b[1] - s[1]]);
         for k in 0..SIDE_BANDS {
-            let d = mean(side, (k * band, (k + 1) * band));
+            let d = mean((k * band, (k + 1) * band));
             out[4 + 3 * k..7 + 3 * k].copy_from_slice(&[
                 d[2] / s[2].max(1.0),
                 d[0] - s[0],
@@ -219,27 +244,16 @@ pub fn features(patch: &Mat, white: WhiteBalance) -> opencv::Result<CellFeatures
             // Lines along the side at this depth (a wall's inner edge, its coping), against
             // the patch's mean gradient: the weakest of its three thirds, since a wall's
             // line runs the whole side and a line in the art seldom does.
-            let third = (along.1 - along.0) / 3;
             let mut weakest = f32::INFINITY;
             for part in 0..3 {
                 let mut line = 0f32;
-                let mut count = 0f32;
+                let span = along.0 + part * third..along.0 + (part + 1) * third;
                 for depth in k * band + 1..(k + 1) * band + 1 {
-                    for a in along.0 + part * third..along.0 + (part + 1) * third {
-                        let at = |d: usize| {
-                            let (x, y) = match side {
-                                Side::North => (a, d),
-                                Side::South => (a, n - 1 - d),
-                                Side::West => (d, a),
-                                Side::East => (n - 1 - d, a),
-                            };
-                            px[y * n + x][2]
-                        };
-                        line += (at(depth + 1) - at(depth - 1)).abs() / 2.0;
-                        count += 1.0;
+                    for a in span.clone() {
+                        line += (at(a, depth + 1)[2] - at(a, depth - 1)[2]).abs() / 2.0;
                     }
                 }
-                weakest = weakest.min(line / count.max(1.0));
+                weakest = weakest.min(line / (band * third).max(1) as f32);
             }
             out[4 + 3 * SIDE_BANDS + k] = weakest / mean_gradient.max(1e-3);
         }
