@@ -271,6 +271,10 @@ static FEATURE_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomic
 /// Pixels per tile of the overview the fountains are looked for in.
 const OVERVIEW_PX_PER_TILE: f64 = 16.0;
 
+/// A table point that may be a fountain's centre, and how clearly the overview shows one
+/// there.
+type Candidate = (Point, f32);
+
 /// A fountain candidate scoring under this share of the clearest fountain anchored in the
 /// same photo is not tried (dev photos: 28% faster, the same readings; at 0.4 normal
 /// photos began to lose fountains in shadow or half under a hand).
@@ -736,7 +740,7 @@ impl Scanner {
         &self,
         view: &View<'_>,
         image_to_table: &Homography,
-    ) -> Result<(Vec<(Point, f32)>, Option<[f32; 3]>), ScanError> {
+    ) -> Result<(Vec<Candidate>, Option<[f32; 3]>), ScanError> {
         let pitch = f64::from(self.profile.pitch_mm);
         // Overview: the visible table at about ten pixels per tile.
         let q = OVERVIEW_PX_PER_TILE / pitch;
