@@ -748,3 +748,53 @@ fn scan_takes_the_marker_size_from_the_printed_sheet() {
     assert_bad_input(&o, "bad.json");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn one_labelled_photo_teaches_walls_of_another_look() {
+    // Tiles whose walls are light sandstone, not this renderer's dark stone: learned from
+    // one labelled photo of them, the walls of other photos are read. (When sides were
+    // told by their darkest band, a third of these sides were misread.)
+    let dir = scratch("light-walls");
+    let (train, set) = (dir.join("train"), dir.join("set").join("easy"));
+    for (seed, count, difficulty, out) in
+        [("7", "1", "normal", &train), ("7500", "3", "easy", &set)]
+    {
+        let o = alhambra(&[
+            "synth",
+            "--seed",
+            seed,
+            "--count",
+            count,
+            "--difficulty",
+            difficulty,
+            "--walls",
+            "light",
+            "--out",
+            arg(out),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let profile = dir.join("light.json");
+    let o = alhambra(&[
+        "calibrate",
+        "appearance",
+        arg(&train.join("normal_7.jpg")),
+        "--out",
+        arg(&profile),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = alhambra(&[
+        "eval",
+        arg(&dir.join("set")),
+        "--profile",
+        arg(&profile),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    let at = |key: &str| v["overall"][key].as_f64().unwrap_or(f64::NAN);
+    assert_eq!(at("photos"), 3.0, "{v}");
+    assert!(at("wall_error_pct") <= 1.0, "{v}");
+    assert!(at("alhambra_exact_pct") >= 60.0, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,11 +3,11 @@
 
 use crate::Outcome;
 use crate::images::flat;
-use alhambra_vision::synth::{Difficulty, SceneOptions, render, write_scene};
+use alhambra_vision::synth::{Difficulty, SceneOptions, WallLook, render, write_scene};
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 
-/// `alhambra synth --seed N --out DIR [--players K] [--difficulty easy|normal|hard] [--count C]`
+/// `alhambra synth --seed N --out DIR [--players K] [--difficulty easy|normal|hard] [--walls dark|light] [--count C]`
 #[derive(Debug, clap::Args)]
 pub struct SynthArgs {
     /// Seed of the first photo; everything in a photo follows from its seed.
@@ -22,9 +22,31 @@ pub struct SynthArgs {
     /// How hard the photos are to read.
     #[arg(long, value_enum, default_value_t = DifficultyArg::Normal)]
     pub difficulty: DifficultyArg,
+    /// How the tiles' walls are drawn: this renderer's dark stone, or light stone (another
+    /// tile set's look, for checking that one labelled photo teaches any wall)
+    #[arg(long, value_enum, default_value_t = WallsArg::Dark)]
+    pub walls: WallsArg,
     /// How many photos: seeds N, N+1, ... N+C-1.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub count: u64,
+}
+
+/// Wall look on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum WallsArg {
+    /// Dark brown stone, 7% of a tile wide.
+    Dark,
+    /// Light sandstone, 10% of a tile wide.
+    Light,
+}
+
+impl From<WallsArg> for WallLook {
+    fn from(w: WallsArg) -> WallLook {
+        match w {
+            WallsArg::Dark => WallLook::Dark,
+            WallsArg::Light => WallLook::Light,
+        }
+    }
 }
 
 /// Difficulty on the command line.
@@ -60,6 +82,7 @@ pub fn run(args: &SynthArgs) -> Result<Outcome> {
             seed,
             players: args.players,
             difficulty,
+            walls: args.walls.into(),
             ..SceneOptions::default()
         })
         .map_err(flat)?;

@@ -351,6 +351,7 @@ impl Default for SyntheticOptions {
                 difficulty: Difficulty::Easy,
                 width: 1280,
                 height: 720,
+                ..SceneOptions::default()
             },
             story: Story::HandPass,
             calm_before: 6,

@@ -3,6 +3,7 @@
 //! the octagonal price badge), fountain tiles in the player's colour, money cards, the
 //! market board, ArUco marker sheets and the table surface (wood or cloth).
 
+use super::WallLook;
 use super::draw::{
     Bgr, add_noise, ellipse, fill, jitter, line, mix, noise_field, opaque, outline, regular, sc,
     shade, solid,
@@ -380,6 +381,8 @@ pub(crate) struct TileArt {
     bg: Mat,
     arts: Vec<Mat>,
     wall: Bgr,
+    /// Wall band width, texture pixels.
+    wall_width: f64,
     badge: [Bgr; 7],
 }
 
@@ -391,7 +394,7 @@ const ISO: Iso = Iso {
 
 impl TileArt {
     /// Draws the sand background and the six illustrations of this scene's tile set.
-    pub fn new(rng: &mut fastrand::Rng) -> opencv::Result<TileArt> {
+    pub fn new(walls: WallLook, rng: &mut fastrand::Rng) -> opencv::Result<TileArt> {
         let sand = jitter([118.0, 188.0, 226.0], 0.05, rng);
         let mut bg = solid(TILE_TEX, TILE_TEX, core::CV_8UC3, sc(sand))?;
         let coarse = noise_field(TILE_TEX, TILE_TEX, 6, 6, rng)?;
@@ -612,7 +615,10 @@ impl TileArt {
             }
             arts.push(img);
         }
-        let wall = jitter([38.0, 58.0, 92.0], 0.08, rng);
+        let (wall, wall_width) = match walls {
+            WallLook::Dark => (jitter([38.0, 58.0, 92.0], 0.08, rng), 0.07),
+            WallLook::Light => (jitter([150.0, 190.0, 215.0], 0.08, rng), 0.10),
+        };
         let mut badge = [[0.0; 3]; 7];
         for b in Building::ALL {
             badge[b as usize] = jitter(badge_colour(b), 0.04, rng);
@@ -621,6 +627,7 @@ impl TileArt {
             bg,
             arts,
             wall,
+            wall_width: (wall_width * S).round(),
             badge,
         })
     }
@@ -698,9 +705,9 @@ impl TileArt {
         opaque(&img)
     }
 
-    /// Dark stone bands along the walled sides, cut diagonally where two meet.
+    /// Stone bands along the walled sides, cut diagonally where two meet.
     fn walls(&self, img: &mut Mat, walls: Walls, rng: &mut fastrand::Rng) -> opencv::Result<()> {
-        let w = (0.07 * S).round();
+        let w = self.wall_width;
         for side in walls.sides() {
             let before = walls.has(turn(side, 3));
             let after = walls.has(side.clockwise());

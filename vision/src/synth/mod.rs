@@ -26,6 +26,18 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use thiserror::Error;
 
+/// How the tiles' walls are drawn: the dark stone of this renderer's tile set, or light
+/// stone, wider (another tile set's look: one labelled photo must teach either).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WallLook {
+    /// Dark brown stone, 7% of the tile wide.
+    #[default]
+    Dark,
+    /// Light sandstone, 10% of the tile wide.
+    Light,
+}
+
 /// How hard a scene is to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -86,6 +98,8 @@ pub struct SceneOptions {
     pub width: i32,
     /// Photo height in pixels.
     pub height: i32,
+    /// How the walls are drawn.
+    pub walls: WallLook,
 }
 
 impl Default for SceneOptions {
@@ -96,6 +110,7 @@ impl Default for SceneOptions {
             difficulty: Difficulty::Normal,
             width: 1920,
             height: 1080,
+            walls: WallLook::Dark,
         }
     }
 }
@@ -177,7 +192,7 @@ pub fn render(opts: &SceneOptions) -> Result<RenderedScene, SynthError> {
     let players = opts.players.unwrap_or_else(|| rng.u8(2..=6));
     let scene = scene::Scene::build(opts.difficulty, players, opts.width, opts.height, &mut rng);
     let look = degrade::Look::draw(&params::Ranges::of(opts.difficulty), &mut rng);
-    let (mut canvas, occluder) = scene.paint(&mut rng)?;
+    let (mut canvas, occluder) = scene.paint(opts.walls, &mut rng)?;
     look.light(&mut canvas, &occluder, &scene.camera)?;
     let image = look.expose(&canvas, &scene.camera, &mut rng)?;
     let labels = labels(&scene, &occluder, opts, &look)?;
@@ -313,6 +328,10 @@ fn labels(
         json!({"fx": cam.f, "fy": cam.f, "cx": cam.cx, "cy": cam.cy, "k1": cam.k1, "k2": cam.k2, "image_size": [cam.width, cam.height]}),
     );
     meta.insert("hand".into(), json!(scene.has_hand()));
+    // Only when not the usual, so that the usual photos' labels stay as they were.
+    if opts.walls == WallLook::Light {
+        meta.insert("walls".into(), json!("light"));
+    }
     Ok(ScanResult {
         image: format!("synth_{}_{}.jpg", opts.difficulty.name(), opts.seed),
         alhambras,
