@@ -1961,6 +1961,23 @@ mod tests {
         d.min(90.0 - d)
     }
 
+    /// Asserts that the first lattice direction found in `grey` (32 px tiles) is within 1.5
+    /// degrees of `degrees`, up to quarter turns.
+    fn assert_first_direction(grey: &Mat, degrees: f64) {
+        let dirs = match lattice_directions(grey, 32.0) {
+            Ok(d) => d,
+            Err(e) => panic!("{e}"),
+        };
+        let Some(&first) = dirs.first() else {
+            panic!("no direction")
+        };
+        assert!(
+            quarter_turn_gap(first, degrees) < 1.5,
+            "first direction {:.1} degrees, lattice at {degrees}",
+            first.to_degrees()
+        );
+    }
+
     #[test]
     fn the_lattice_direction_beats_a_stronger_grain() {
         let grey = window(32.0, 7.0, 20.0, Some(62.0));
@@ -1988,18 +2005,7 @@ mod tests {
             quarter_turn_gap((strongest as f64 + 0.5).to_radians(), 62.0) < 3.0,
             "the grain should be the strongest edges, the strongest are at {strongest}"
         );
-        let dirs = match lattice_directions(&grey, 32.0) {
-            Ok(d) => d,
-            Err(e) => panic!("{e}"),
-        };
-        let Some(&first) = dirs.first() else {
-            panic!("no direction")
-        };
-        assert!(
-            quarter_turn_gap(first, 20.0) < 1.5,
-            "first direction {:.1} degrees, lattice at 20",
-            first.to_degrees()
-        );
+        assert_first_direction(&grey, 20.0);
     }
 
     #[test]
@@ -2033,19 +2039,8 @@ mod tests {
         if let Err(e) = smoothed {
             panic!("{e}");
         }
-        let dirs = match lattice_directions(&noisy, 32.0) {
-            Ok(d) => d,
-            Err(e) => panic!("{e}"),
-        };
-        let Some(&first) = dirs.first() else {
-            panic!("no direction")
-        };
         // Binned whole, the false lattice at 45 degrees scored above the real one.
-        assert!(
-            quarter_turn_gap(first, 20.0) < 1.5,
-            "first direction {:.1} degrees, lattice at 20",
-            first.to_degrees()
-        );
+        assert_first_direction(&noisy, 20.0);
     }
 
     #[test]
