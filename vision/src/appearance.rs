@@ -783,8 +783,9 @@ pub struct Sample {
     pub walls: Walls,
     /// Its features, upright.
     pub features: CellFeatures,
-    /// Whether it was softened on purpose (a learned variant out of focus): the overview's
-    /// fountain search, at a few pixels per tile, never sees focus.
+    /// Whether it was blurred on purpose (a learned variant out of focus or moving): the
+    /// overview's fountain search, at a few pixels per tile, never sees blur, and the
+    /// blurred sides get side models of their own (see `Focus`).
     pub softened: bool,
 }
 
