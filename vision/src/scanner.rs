@@ -445,6 +445,16 @@ impl Growth {
     }
 }
 
+/// The visible table, straightened, at a few pixels per tile.
+struct Overview {
+    /// BGR pixels; black outside the photo.
+    image: Mat,
+    /// The table point at the image's pixel (0, 0).
+    lo: Point,
+    /// Overview pixels per table millimetre.
+    q: f64,
+}
+
 /// A fitted lattice near a fountain: grid coordinates to table coordinates.
 fn lattice_to_table(origin: Point, angle: f64, pitch: (f64, f64)) -> Homography {
     let (s, c) = angle.sin_cos();
@@ -532,7 +542,30 @@ impl Scanner {
         let edges = EdgeMap::new(frame)?;
         let t1 = std::time::Instant::now();
         let alhambras = match plane_source {
-            PlaneSource::Markers => self.read_table(frame, &edges, image_to_table, true, white)?,
+            PlaneSource::Markers => {
+                let found = self.read_table(frame, &edges, image_to_table, true, white)?;
+                if found.iter().all(|a| a.tiles.len() < 2) {
+                    match self.likeliest_cast(frame, &edges, &image_to_table, white)? {
+                        Some(cast) => {
+                            let white =
+                                [white[0] * cast[0], white[1] * cast[1], white[2] * cast[2]];
+                            let again =
+                                self.read_table(frame, &edges, image_to_table, true, white)?;
+                            let count = |a: &[FoundAlhambra]| {
+                                a.iter().map(|x| x.tiles.len()).sum::<usize>()
+                            };
+                            if count(&again) > count(&found) {
+                                again
+                            } else {
+                                found
+                            }
+                        }
+                        None => found,
+                    }
+                } else {
+                    found
+                }
+            }
             PlaneSource::Lattice => {
                 // No marker: work in image pixels. The tile size is unknown, so try a few
                 // (a ninth of the short side down to a twenty-eighth: 120 px to 40 px tiles
@@ -564,6 +597,70 @@ impl Scanner {
             plane: plane_source,
             alhambras,
         })
+    }
+
+    /// The colour cast (channel gains, B G R) under which fountains stand out most
+    /// clearly from the table, when that is clearer than under the photo's own white
+    /// balance; `None` otherwise.
+    fn likeliest_cast(
+        &self,
+        frame: &Mat,
+        edges: &EdgeMap,
+        image_to_table: &Homography,
+        white: WhiteBalance,
+    ) -> Result<Option<[f32; 3]>, ScanError> {
+        let Some(table_to_image) = image_to_table.inverse() else {
+            return Ok(None);
+        };
+        let plain_view = View {
+            frame,
+            markers: true,
+            table_to_image,
+            white,
+            edges,
+            table: None,
+            claimed: Vec::new(),
+        };
+        // The table's picture is the same under every cast: warped once.
+        let Some(overview) = self.overview(&plain_view, image_to_table)? else {
+            return Ok(None);
+        };
+        let clearest = |gains: [f32; 3]| -> Result<f32, ScanError> {
+            let view = View {
+                frame,
+                markers: true,
+                table_to_image,
+                white: [
+                    white[0] * gains[0],
+                    white[1] * gains[1],
+                    white[2] * gains[2],
+                ],
+                edges,
+                table: None,
+                claimed: Vec::new(),
+            };
+            let (candidates, _) = self.candidates_on(&view, &overview)?;
+            Ok(candidates.first().map_or(0.0, |c| c.1))
+        };
+        // One channel at a time, 8% and 16% each way.
+        let plain = clearest([1.0; 3])?;
+        let mut best: Option<(f32, [f32; 3])> = None;
+        for k in 0..3 {
+            for step in [0.92f32, 0.85, 1.08, 1.16] {
+                let mut gains = [1.0f32; 3];
+                gains[k] = step;
+                let mean = (gains[0] + gains[1] + gains[2]) / 3.0;
+                let gains = gains.map(|g| g / mean);
+                let score = clearest(gains)?;
+                if best.is_none_or(|b| score > b.0) {
+                    best = Some((score, gains));
+                }
+            }
+        }
+        if debugging() {
+            eprintln!("cast: plain {plain:.1}, best {best:?}");
+        }
+        Ok(best.filter(|b| b.0 > plain).map(|b| b.1))
     }
 
     /// Every Alhambra on the table seen through one plane (image to table coordinates).
@@ -693,6 +790,23 @@ impl Scanner {
                 // light, lets more tiles be found, which tell the light better.
                 let plain = view.white;
                 let mut gains = [1.0f32; 3];
+                // A fountain found alone: its tiles may be there under a light the
+                // profile's colours do not match (the tiles' gains cannot be measured
+                // from tiles not found). If some light makes its neighbours tiles, grow
+                // again under it.
+                if found.tiles.len() == 1
+                    && let Some(cast) = self.neighbours_cast(&view, &found.grid)
+                {
+                    view.white = [plain[0] * cast[0], plain[1] * cast[1], plain[2] * cast[2]];
+                    if let Some(again) = self.grow(&view, found.grid)
+                        && again.tiles.len() > found.tiles.len()
+                    {
+                        found = again;
+                        gains = cast;
+                    } else {
+                        view.white = plain;
+                    }
+                }
                 for _ in 0..2 {
                     let more = self
                         .profile
@@ -741,6 +855,19 @@ impl Scanner {
         view: &View<'_>,
         image_to_table: &Homography,
     ) -> Result<(Vec<Candidate>, Option<[f32; 3]>), ScanError> {
+        match self.overview(view, image_to_table)? {
+            Some(overview) => self.candidates_on(view, &overview),
+            None => Ok((Vec::new(), None)),
+        }
+    }
+
+    /// The visible table at [`OVERVIEW_PX_PER_TILE`] pixels per tile; `None` when the plane
+    /// shows no table.
+    fn overview(
+        &self,
+        view: &View<'_>,
+        image_to_table: &Homography,
+    ) -> Result<Option<Overview>, ScanError> {
         let pitch = f64::from(self.profile.pitch_mm);
         // Overview: the visible table at about ten pixels per tile.
         let q = OVERVIEW_PX_PER_TILE / pitch;
@@ -763,7 +890,7 @@ impl Scanner {
             hi[k] = hi[k].min(mid + 2000.0);
         }
         if !(lo[0].is_finite() && lo[1].is_finite() && hi[0] > lo[0] && hi[1] > lo[1]) {
-            return Ok((Vec::new(), None));
+            return Ok(None);
         }
         let (ow, oh) = (
             ((hi[0] - lo[0]) * q).ceil() as i32,
@@ -785,8 +912,27 @@ impl Scanner {
             opencv::core::BORDER_CONSTANT,
             Scalar::all(0.0),
         )?;
-        let (ow, oh) = (ow as usize, oh as usize);
-        let bytes = overview.data_bytes()?;
+        Ok(Some(Overview {
+            image: overview,
+            lo,
+            q,
+        }))
+    }
+
+    /// [`Scanner::fountain_candidates`] on an overview of the table, under the view's white
+    /// balance, and the table's colour there.
+    fn candidates_on(
+        &self,
+        view: &View<'_>,
+        overview: &Overview,
+    ) -> Result<(Vec<Candidate>, Option<[f32; 3]>), ScanError> {
+        let (lo, q) = (overview.lo, overview.q);
+        let pitch = f64::from(self.profile.pitch_mm);
+        let (ow, oh) = (
+            overview.image.cols() as usize,
+            overview.image.rows() as usize,
+        );
+        let bytes = overview.image.data_bytes()?;
         let table = table_colour(bytes, view.white);
         // Integral images of chromaticity, brightness, and validity (inside the photo).
         let stride = ow + 1;
@@ -1105,6 +1251,62 @@ impl Scanner {
             None,
         )
         .is_some_and(|(_, f, presence)| presence.0 && self.fountain_margin(&f) < 0.0)
+    }
+
+    /// Channel gains (B, G, R) under which the cells beside a fountain found alone (at
+    /// the grid's (0, 0)) look like tiles: at least two of them, or one clearly; `None`
+    /// when no light tried does better than the photo's own. A lamp or a shadow that the
+    /// marker paper does not share tints every tile alike, and the profile's colours then
+    /// reject them all.
+    fn neighbours_cast(&self, view: &View<'_>, grid: &Homography) -> Option<[f32; 3]> {
+        const STEPS: [f32; 5] = [0.88, 0.94, 1.0, 1.06, 1.12];
+        let quads: Vec<[Point; 4]> = [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)]
+            .iter()
+            .filter_map(|&(i, j)| cell_quad(grid, i, j))
+            .filter(|q| view.inside(q) && !view.taken(q))
+            .collect();
+        let patches: Vec<Mat> = quads
+            .iter()
+            .filter_map(|q| sample_patch(view.frame, q).ok())
+            .collect();
+        let limit = self.profile.presence_limit;
+        // (tiles present, clear ones, summed distance) under each light: more tiles, then
+        // nearer ones, win.
+        let judge = |gains: [f32; 3]| -> (usize, usize, f32) {
+            let white = [
+                view.white[0] * gains[0],
+                view.white[1] * gains[1],
+                view.white[2] * gains[2],
+            ];
+            let mut verdict = (0, 0, 0f32);
+            for p in &patches {
+                let Ok(f) = features(p, white) else { continue };
+                let (present, d) = self.profile.presence(&f);
+                if present {
+                    verdict.0 += 1;
+                    verdict.1 += usize::from(d <= 0.6 * limit);
+                }
+                verdict.2 += d.min(2.0 * limit);
+            }
+            verdict
+        };
+        let plain = judge([1.0; 3]);
+        let mut best: Option<((usize, usize, f32), [f32; 3])> = None;
+        for b in STEPS {
+            for r in STEPS {
+                let mean = (b + 1.0 + r) / 3.0;
+                let gains = [b / mean, 1.0 / mean, r / mean];
+                let v = judge(gains);
+                if best
+                    .as_ref()
+                    .is_none_or(|(w, _)| v.0 > w.0 || (v.0 == w.0 && v.2 < w.2))
+                {
+                    best = Some((v, gains));
+                }
+            }
+        }
+        let (v, gains) = best?;
+        (v.0 > plain.0 && (v.0 >= 2 || v.1 >= 1)).then_some(gains)
     }
 
     /// How many of the four cells beside the grid's (0, 0) hold a tile where it predicts.
