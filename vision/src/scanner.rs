@@ -541,50 +541,50 @@ impl Scanner {
         };
         let edges = EdgeMap::new(frame)?;
         let t1 = std::time::Instant::now();
-        let alhambras = match plane_source {
-            PlaneSource::Markers => {
-                let found = self.read_table(frame, &edges, image_to_table, true, white)?;
-                if found.iter().all(|a| a.tiles.len() < 2) {
-                    match self.likeliest_cast(frame, &edges, &image_to_table, white)? {
-                        Some(cast) => {
-                            let white =
-                                [white[0] * cast[0], white[1] * cast[1], white[2] * cast[2]];
-                            let again =
-                                self.read_table(frame, &edges, image_to_table, true, white)?;
-                            let count = |a: &[FoundAlhambra]| {
-                                a.iter().map(|x| x.tiles.len()).sum::<usize>()
-                            };
-                            if count(&again) > count(&found) {
-                                again
-                            } else {
-                                found
-                            }
-                        }
-                        None => found,
-                    }
-                } else {
-                    found
-                }
-            }
-            PlaneSource::Lattice => {
-                // No marker: work in image pixels. The tile size is unknown, so try a few
-                // (a ninth of the short side down to a twenty-eighth: 120 px to 40 px tiles
-                // in a 1080p photo) and keep the reading that finds the most tiles.
-                let short = f64::from(h.min(w));
-                let mut best: Vec<FoundAlhambra> = Vec::new();
-                for tiles_across in [9.0, 13.0, 19.0, 28.0] {
-                    let scale = f64::from(self.profile.pitch_mm) / (short / tiles_across);
-                    let found =
-                        self.read_table(frame, &edges, Homography::scale(scale), false, white)?;
-                    let count =
-                        |a: &[FoundAlhambra]| a.iter().map(|x| x.tiles.len()).sum::<usize>();
-                    if count(&found) > count(&best) {
-                        best = found;
-                    }
-                }
-                best
-            }
+        let count = |a: &[FoundAlhambra]| a.iter().map(|x| x.tiles.len()).sum::<usize>();
+        // The planes to read the table through: the markers', or without them a few guesses
+        // at the tile size (a ninth of the short side down to a twenty-eighth: 120 px to
+        // 40 px tiles in a 1080p photo), keeping the reading that finds the most tiles.
+        let markers = plane_source == PlaneSource::Markers;
+        let planes: Vec<Homography> = if markers {
+            vec![image_to_table]
+        } else {
+            let short = f64::from(h.min(w));
+            [9.0, 13.0, 19.0, 28.0]
+                .iter()
+                .map(|tiles_across| {
+                    Homography::scale(f64::from(self.profile.pitch_mm) / (short / tiles_across))
+                })
+                .collect()
         };
+        let mut alhambras: Vec<FoundAlhambra> = Vec::new();
+        for plane in &planes {
+            let found = self.read_table(frame, &edges, *plane, markers, white)?;
+            if count(&found) > count(&alhambras) {
+                alhambras = found;
+            }
+        }
+        // Nothing but lone fountains: perhaps the tiles are under a light the white balance
+        // does not correct (the marker paper's, or without markers the camera's). Read again
+        // under the cast that shows the clearest fountains.
+        if alhambras.iter().all(|a| a.tiles.len() < 2) {
+            let mut likeliest: Option<(f32, [f32; 3], Homography)> = None;
+            for plane in &planes {
+                if let Some((score, cast)) =
+                    self.likeliest_cast(frame, &edges, plane, markers, white)?
+                    && likeliest.as_ref().is_none_or(|l| score > l.0)
+                {
+                    likeliest = Some((score, cast, *plane));
+                }
+            }
+            if let Some((_, cast, plane)) = likeliest {
+                let white = [white[0] * cast[0], white[1] * cast[1], white[2] * cast[2]];
+                let again = self.read_table(frame, &edges, plane, markers, white)?;
+                if count(&again) > count(&alhambras) {
+                    alhambras = again;
+                }
+            }
+        }
         if std::env::var_os("ALHAMBRA_TIMING").is_some() {
             eprintln!(
                 "timing: plane and edges {:.1} ms, reading {:.1} ms, {} cell looks",
@@ -600,21 +600,22 @@ impl Scanner {
     }
 
     /// The colour cast (channel gains, B G R) under which fountains stand out most
-    /// clearly from the table, when that is clearer than under the photo's own white
-    /// balance; `None` otherwise.
+    /// clearly from the table, with the clearest fountain's score, when that is clearer
+    /// than under the photo's own white balance; `None` otherwise.
     fn likeliest_cast(
         &self,
         frame: &Mat,
         edges: &EdgeMap,
         image_to_table: &Homography,
+        markers: bool,
         white: WhiteBalance,
-    ) -> Result<Option<[f32; 3]>, ScanError> {
+    ) -> Result<Option<(f32, [f32; 3])>, ScanError> {
         let Some(table_to_image) = image_to_table.inverse() else {
             return Ok(None);
         };
         let plain_view = View {
             frame,
-            markers: true,
+            markers,
             table_to_image,
             white,
             edges,
@@ -628,7 +629,7 @@ impl Scanner {
         let clearest = |gains: [f32; 3]| -> Result<f32, ScanError> {
             let view = View {
                 frame,
-                markers: true,
+                markers,
                 table_to_image,
                 white: [
                     white[0] * gains[0],
@@ -660,7 +661,7 @@ impl Scanner {
         if debugging() {
             eprintln!("cast: plain {plain:.1}, best {best:?}");
         }
-        Ok(best.filter(|b| b.0 > plain).map(|b| b.1))
+        Ok(best.filter(|b| b.0 > plain))
     }
 
     /// Every Alhambra on the table seen through one plane (image to table coordinates).
