@@ -1127,6 +1127,9 @@ impl Scanner {
                 .is_none_or(|b| a.0 > b.0.0 || (a.0 == b.0.0 && a.1 > b.0.1))
         };
         let mut best: Option<((f32, f32), Homography, f64)> = None;
+        // Pitches the comb found (relative to the profile's) whose lattice anchored no
+        // fountain: the fallback below tries them centred on the candidate.
+        let mut combed: Vec<(f64, f64)> = Vec::new();
         // What each direction's window shows (edge profiles, axis tilts) is the same for
         // every range of pitches: measured once.
         let mut looked = Vec::with_capacity(directions.len());
@@ -1162,6 +1165,7 @@ impl Scanner {
                     .after(&window_to_table(centre, angle, res, n))
                     .after(&grid_to_window);
                 let Some((margin, anchored)) = self.anchor_fountain(view, &grid) else {
+                    combed.push((angle, (period_x + period_y) / (2.0 * PX)));
                     if debug {
                         eprintln!(
                             "  no fountain at angle {:.1} periods {period_x:.1} {period_y:.1}",
@@ -1190,9 +1194,27 @@ impl Scanner {
         }
         // A tile alone, or with one or two beside it, shows too few borders for the comb:
         // try the learned pitch too, centred on the candidate, along the edge directions.
-        if best.as_ref().is_none_or(|b| b.0.0 < 10.0) {
-            let s = scale.unwrap_or(1.0);
-            for &angle in &directions {
+        // Failing that, the pitches the comb found whose lattice anchored no fountain (its
+        // phase taken from lines in the art), centred on the candidate, when a tile lies
+        // beside the fountain there (alone, a fountain read at a wrong pitch can outrank
+        // the right one by how clearly it reads).
+        let s = scale.unwrap_or(1.0);
+        let learned: Vec<(f64, f64)> = directions.iter().map(|&angle| (angle, s)).collect();
+        let mut distinct: Vec<(f64, f64)> = Vec::new();
+        for (angle, p) in combed {
+            if (p / s - 1.0).abs() > 0.1
+                && !distinct
+                    .iter()
+                    .any(|&(a, q)| (a - angle).abs() < 0.05 && (p / q - 1.0).abs() < 0.05)
+            {
+                distinct.push((angle, p));
+            }
+        }
+        for (tries, need) in [(learned, 0.0), (distinct, 10.0)] {
+            if best.as_ref().is_some_and(|b| b.0.0 >= 10.0) {
+                break;
+            }
+            for (angle, s) in tries {
                 let alone = view.table_to_image.after(&lattice_to_table(
                     centre,
                     angle,
@@ -1200,7 +1222,7 @@ impl Scanner {
                 ));
                 if let Some((margin, anchored)) = self.fountain_cell(view, &alone) {
                     let score = rank(margin, &anchored);
-                    if better(score, &best) {
+                    if score.0 >= need && better(score, &best) {
                         best = Some((score, anchored, s));
                     }
                 }
