@@ -580,7 +580,10 @@ impl Scanner {
             if let Some((_, cast, plane)) = likeliest {
                 let white = [white[0] * cast[0], white[1] * cast[1], white[2] * cast[2]];
                 let again = self.read_table(frame, &edges, plane, markers, white)?;
-                if count(&again) > count(&alhambras) {
+                // Only tiles around a fountain vouch for the cast: more fountains alone
+                // under it may be the cast making the table's art look like fountains.
+                if again.iter().any(|a| a.tiles.len() >= 2) && count(&again) > count(&alhambras)
+                {
                     alhambras = again;
                 }
             }
