@@ -582,8 +582,7 @@ impl Scanner {
                 let again = self.read_table(frame, &edges, plane, markers, white)?;
                 // Only tiles around a fountain vouch for the cast: more fountains alone
                 // under it may be the cast making the table's art look like fountains.
-                if again.iter().any(|a| a.tiles.len() >= 2) && count(&again) > count(&alhambras)
-                {
+                if again.iter().any(|a| a.tiles.len() >= 2) && count(&again) > count(&alhambras) {
                     alhambras = again;
                 }
             }
