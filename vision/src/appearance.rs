@@ -303,6 +303,15 @@ pub struct Detectors<'a> {
 }
 
 impl Detectors<'_> {
+    /// Log-likelihood of the fountain alone: how much a spot's colours are the profile's
+    /// fountain's (the score below says only how much more than anything else's).
+    pub fn fountain_fit(&self, f: &[f32; DETECT_DIMS]) -> f32 {
+        match self.models.first() {
+            Some(Some(fountain)) => fountain.log_likelihood(f),
+            _ => f32::NEG_INFINITY,
+        }
+    }
+
     /// Log-likelihood of the fountain minus the best other; positive: fountain-like.
     pub fn fountain_score(&self, f: &[f32; DETECT_DIMS]) -> f32 {
         let Some(Some(fountain)) = self.models.first() else {

@@ -445,6 +445,16 @@ impl Growth {
     }
 }
 
+/// What an overview of the table shows under one white balance.
+struct OverviewReading {
+    /// Fountain candidates, clearest first.
+    candidates: Vec<Candidate>,
+    /// The bare table's colour (chromaticity r, g and brightness), when it can be told.
+    table: Option<[f32; 3]>,
+    /// How well the clearest candidate's colours fit the profile's fountain.
+    top_fit: Option<f32>,
+}
+
 /// The visible table, straightened, at a few pixels per tile.
 struct Overview {
     /// BGR pixels; black outside the photo.
@@ -566,7 +576,7 @@ impl Scanner {
         }
         // Nothing but lone fountains: perhaps the tiles are under a light the white balance
         // does not correct (the marker paper's, or without markers the camera's). Read again
-        // under the cast that shows the clearest fountains.
+        // under the cast under which the clearest fountain looks most like the profile's.
         if alhambras.iter().all(|a| a.tiles.len() < 2) {
             let mut likeliest: Option<(f32, [f32; 3], Homography)> = None;
             for plane in &planes {
@@ -601,9 +611,11 @@ impl Scanner {
         })
     }
 
-    /// The colour cast (channel gains, B G R) under which fountains stand out most
-    /// clearly from the table, with the clearest fountain's score, when that is clearer
-    /// than under the photo's own white balance; `None` otherwise.
+    /// The colour cast (channel gains, B G R) under which the clearest fountain candidate's
+    /// colours fit the profile's fountain best, with that fit, when it fits better than
+    /// under the photo's own white balance; `None` otherwise. (Not how much it outscores
+    /// everything else: more blue makes the fountain's basin outscore the rest more, and
+    /// a blue cast was then made worse.)
     fn likeliest_cast(
         &self,
         frame: &Mat,
@@ -628,7 +640,7 @@ impl Scanner {
         let Some(overview) = self.overview(&plain_view, image_to_table)? else {
             return Ok(None);
         };
-        let clearest = |gains: [f32; 3]| -> Result<f32, ScanError> {
+        let fit_under = |gains: [f32; 3]| -> Result<f32, ScanError> {
             let view = View {
                 frame,
                 markers,
@@ -642,11 +654,11 @@ impl Scanner {
                 table: None,
                 claimed: Vec::new(),
             };
-            let (candidates, _) = self.candidates_on(&view, &overview)?;
-            Ok(candidates.first().map_or(0.0, |c| c.1))
+            let reading = self.candidates_on(&view, &overview)?;
+            Ok(reading.top_fit.unwrap_or(f32::NEG_INFINITY))
         };
         // One channel at a time, 8% and 16% each way.
-        let plain = clearest([1.0; 3])?;
+        let plain = fit_under([1.0; 3])?;
         let mut best: Option<(f32, [f32; 3])> = None;
         for k in 0..3 {
             for step in [0.92f32, 0.85, 1.08, 1.16] {
@@ -654,7 +666,7 @@ impl Scanner {
                 gains[k] = step;
                 let mean = (gains[0] + gains[1] + gains[2]) / 3.0;
                 let gains = gains.map(|g| g / mean);
-                let score = clearest(gains)?;
+                let score = fit_under(gains)?;
                 if best.is_none_or(|b| score > b.0) {
                     best = Some((score, gains));
                 }
@@ -859,7 +871,10 @@ impl Scanner {
         image_to_table: &Homography,
     ) -> Result<(Vec<Candidate>, Option<[f32; 3]>), ScanError> {
         match self.overview(view, image_to_table)? {
-            Some(overview) => self.candidates_on(view, &overview),
+            Some(overview) => {
+                let reading = self.candidates_on(view, &overview)?;
+                Ok((reading.candidates, reading.table))
+            }
             None => Ok((Vec::new(), None)),
         }
     }
@@ -923,12 +938,13 @@ impl Scanner {
     }
 
     /// [`Scanner::fountain_candidates`] on an overview of the table, under the view's white
-    /// balance, and the table's colour there.
+    /// balance, the table's colour there, and how well the clearest candidate's colours fit
+    /// the profile's fountain ([`crate::appearance::Detectors::fountain_fit`]).
     fn candidates_on(
         &self,
         view: &View<'_>,
         overview: &Overview,
-    ) -> Result<(Vec<Candidate>, Option<[f32; 3]>), ScanError> {
+    ) -> Result<OverviewReading, ScanError> {
         let (lo, q) = (overview.lo, overview.q);
         let pitch = f64::from(self.profile.pitch_mm);
         let (ow, oh) = (
@@ -990,6 +1006,7 @@ impl Scanner {
         let ring_area = (4 * ring_half * ring_half) as f64 - centre_area;
         let detectors = self.profile.detectors();
         let mut score = vec![f32::NEG_INFINITY; ow * oh];
+        let mut fit = vec![f32::NEG_INFINITY; ow * oh];
         for y in ring_half..oh.saturating_sub(ring_half) {
             for x in ring_half..ow.saturating_sub(ring_half) {
                 let c = boxsum(
@@ -1012,6 +1029,7 @@ impl Scanner {
                     (lc / lr.max(1.0)) as f32,
                 ];
                 score[y * ow + x] = detectors.fountain_score(&f);
+                fit[y * ow + x] = detectors.fountain_fit(&f);
             }
         }
         // Local maxima over about a tile, best first: the maximum over the square around
@@ -1066,11 +1084,16 @@ impl Scanner {
                 }
             }
         }
+        let top_fit = peaks.first().map(|&(_, x, y)| fit[y * ow + x]);
         let points = peaks
             .into_iter()
             .map(|(score, x, y)| ([lo[0] + x as f64 / q, lo[1] + y as f64 / q], score))
             .collect();
-        Ok((points, table))
+        Ok(OverviewReading {
+            candidates: points,
+            table,
+            top_fit,
+        })
     }
 
     /// The grid of the Alhambra whose fountain may be near table point `centre`: edge
