@@ -78,6 +78,9 @@ pub struct FoundAlhambra {
     pub grid: Homography,
     /// Every tile, the fountain first.
     pub tiles: Vec<FoundTile>,
+    /// The channel gains (B, G, R) its tiles' colours called for on top of the photo's
+    /// white balance (ones: none).
+    pub light: [f32; 3],
 }
 
 /// Everything found in one frame.
@@ -455,6 +458,30 @@ struct OverviewReading {
     top_fit: Option<f32>,
 }
 
+/// The light a photo's Alhambras agree on (the median of the gains of those with four
+/// tiles or more, per channel), when it is more than 5% off the white balance in some
+/// channel; `None` otherwise.
+fn shared_light(alhambras: &[FoundAlhambra]) -> Option<[f32; 3]> {
+    let lights: Vec<[f32; 3]> = alhambras
+        .iter()
+        .filter(|a| a.tiles.len() >= 4)
+        .map(|a| a.light)
+        .collect();
+    if lights.is_empty() {
+        return None;
+    }
+    let mut light = [1.0f32; 3];
+    for (k, l) in light.iter_mut().enumerate() {
+        let mut channel: Vec<f32> = lights.iter().map(|g| g[k]).collect();
+        channel.sort_by(f32::total_cmp);
+        *l = channel[channel.len() / 2];
+    }
+    light
+        .iter()
+        .any(|g| (g - 1.0).abs() > 0.05)
+        .then_some(light)
+}
+
 /// The visible table, straightened, at a few pixels per tile.
 struct Overview {
     /// BGR pixels; black outside the photo.
@@ -568,10 +595,36 @@ impl Scanner {
                 .collect()
         };
         let mut alhambras: Vec<FoundAlhambra> = Vec::new();
+        let mut through = image_to_table;
         for plane in &planes {
             let found = self.read_table(frame, &edges, *plane, markers, white)?;
             if count(&found) > count(&alhambras) {
                 alhambras = found;
+                through = *plane;
+            }
+        }
+        // The Alhambras read tell the light they are under: when those with tiles agree
+        // it is well off the white balance, a fountain not anchored under the white balance
+        // may be under that light too. Read again under it.
+        if let Some(light) = shared_light(&alhambras) {
+            let white = [
+                white[0] * light[0],
+                white[1] * light[1],
+                white[2] * light[2],
+            ];
+            let again = self.read_table(frame, &edges, through, markers, white)?;
+            let grown = |a: &[FoundAlhambra]| a.iter().filter(|x| x.tiles.len() >= 2).count();
+            if debugging() {
+                eprintln!(
+                    "photo light {light:?}: {} Alhambras, {} tiles (was {}, {})",
+                    grown(&again),
+                    count(&again),
+                    grown(&alhambras),
+                    count(&alhambras)
+                );
+            }
+            if grown(&again) > grown(&alhambras) && count(&again) > count(&alhambras) {
+                alhambras = again;
             }
         }
         // Nothing but lone fountains: perhaps the tiles are under a light the white balance
@@ -843,6 +896,7 @@ impl Scanner {
                     }
                 }
                 view.white = plain;
+                found.light = gains;
                 if debug {
                     eprintln!(
                         "fountain at {:?}: {} tiles, gains {gains:?}",
@@ -1664,6 +1718,7 @@ impl Scanner {
             fountain_px,
             grid,
             tiles,
+            light: [1.0; 3],
         })
     }
 }

@@ -884,6 +884,7 @@ mod tests {
                     [0.0, 0.0, 1.0],
                 ]),
                 tiles: found,
+                light: [1.0; 3],
             }],
         }
     }
