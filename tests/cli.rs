@@ -805,13 +805,15 @@ fn tiles_under_a_light_the_marker_paper_does_not_share_are_read() {
     // tiles, paper that is not quite white): under the paper's white balance every tile
     // looked unlike the profile's and not even the fountains were read (93% and 99% of
     // tiles missed on six such photos each); the scan now tries the casts under which the
-    // clearest fountain looks most like the profile's.
+    // clearest fountain looks most like the profile's. 12% less blue: some Alhambras were
+    // read, others not (24% missed); the light the read ones call for is now tried on the
+    // whole photo.
     use opencv::core::{Mat, Vec3b, Vector};
     use opencv::imgcodecs;
     use opencv::prelude::*;
     let dir = scratch("tint");
     let (plain, set) = (dir.join("plain"), dir.join("set").join("easy"));
-    for seed in ["7600", "7604"] {
+    for seed in ["7600", "7601", "7604"] {
         let o = alhambra(&[
             "synth",
             "--seed",
@@ -825,7 +827,11 @@ fn tiles_under_a_light_the_marker_paper_does_not_share_are_read() {
     }
     std::fs::create_dir_all(&set).expect("set dir");
     // (photo, BGR channel, factor)
-    for (stem, channel, factor) in [("easy_7600", 1, 1.08f32), ("easy_7604", 0, 1.15)] {
+    for (stem, channel, factor) in [
+        ("easy_7600", 1, 1.08f32),
+        ("easy_7601", 0, 0.88),
+        ("easy_7604", 0, 1.15),
+    ] {
         let labels = plain.join(format!("{stem}.json"));
         let text = std::fs::read_to_string(&labels).expect("labels");
         let v: serde_json::Value = serde_json::from_str(&text).expect("labels are JSON");
@@ -883,8 +889,8 @@ fn tiles_under_a_light_the_marker_paper_does_not_share_are_read() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v = json(&o);
     let at = |key: &str| v["overall"][key].as_f64().unwrap_or(f64::NAN);
-    assert_eq!(at("photos"), 2.0, "{v}");
-    assert!(at("missed_pct") <= 25.0, "{v}");
-    assert!(at("alhambra_exact_pct") >= 60.0, "{v}");
+    assert_eq!(at("photos"), 3.0, "{v}");
+    assert!(at("missed_pct") <= 5.0, "{v}");
+    assert!(at("alhambra_exact_pct") >= 75.0, "{v}");
     let _ = std::fs::remove_dir_all(&dir);
 }
