@@ -304,7 +304,27 @@ const SQUARE: [(f64, f64); 9] = [
 /// How far (in cells) a cell is searched around where the grid predicts it.
 const SHIFT_RANGE: f64 = 0.2;
 
-impl View<'_> {
+impl<'a> View<'a> {
+    /// A view of the table through `image_to_table` (`None` when it cannot be inverted),
+    /// nothing claimed yet and the table's colour not yet told.
+    fn new(
+        frame: &'a Mat,
+        edges: &'a EdgeMap,
+        image_to_table: &Homography,
+        markers: bool,
+        white: WhiteBalance,
+    ) -> Option<View<'a>> {
+        Some(View {
+            frame,
+            markers,
+            table_to_image: image_to_table.inverse()?,
+            white,
+            edges,
+            table: None,
+            claimed: Vec::new(),
+        })
+    }
+
     /// Whether a quad lies on a cell already read into an Alhambra.
     fn taken(&self, q: &[Point; 4]) -> bool {
         let c = quad_centre(q);
@@ -677,17 +697,8 @@ impl Scanner {
         markers: bool,
         white: WhiteBalance,
     ) -> Result<Option<(f32, [f32; 3])>, ScanError> {
-        let Some(table_to_image) = image_to_table.inverse() else {
+        let Some(plain_view) = View::new(frame, edges, image_to_table, markers, white) else {
             return Ok(None);
-        };
-        let plain_view = View {
-            frame,
-            markers,
-            table_to_image,
-            white,
-            edges,
-            table: None,
-            claimed: Vec::new(),
         };
         // The table's picture is the same under every cast: warped once.
         let Some(overview) = self.overview(&plain_view, image_to_table)? else {
@@ -695,17 +706,13 @@ impl Scanner {
         };
         let fit_under = |gains: [f32; 3]| -> Result<f32, ScanError> {
             let view = View {
-                frame,
-                markers,
-                table_to_image,
                 white: [
                     white[0] * gains[0],
                     white[1] * gains[1],
                     white[2] * gains[2],
                 ],
-                edges,
-                table: None,
                 claimed: Vec::new(),
+                ..plain_view
             };
             let reading = self.candidates_on(&view, &overview)?;
             Ok(reading.top_fit.unwrap_or(f32::NEG_INFINITY))
@@ -740,17 +747,8 @@ impl Scanner {
         markers: bool,
         white: WhiteBalance,
     ) -> Result<Vec<FoundAlhambra>, ScanError> {
-        let Some(table_to_image) = image_to_table.inverse() else {
+        let Some(mut view) = View::new(frame, edges, &image_to_table, markers, white) else {
             return Ok(Vec::new());
-        };
-        let mut view = View {
-            frame,
-            markers,
-            table_to_image,
-            white,
-            edges,
-            table: None,
-            claimed: Vec::new(),
         };
         let timing = std::time::Instant::now();
         let (candidates, table) = self.fountain_candidates(&view, &image_to_table)?;
