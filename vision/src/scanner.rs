@@ -301,8 +301,12 @@ const SQUARE: [(f64, f64); 9] = [
     (-1.0, -1.0),
 ];
 
+/// Cell (0, 0)'s corners in grid coordinates.
+const UNIT_CELL: [Point; 4] = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
 /// How far (in cells) a cell is searched around where the grid predicts it.
 const SHIFT_RANGE: f64 = 0.2;
+/// How far (in cells) [`reshape`] may move a cell's centre.
+const RESHAPE_REACH: f64 = 0.25;
 
 impl<'a> View<'a> {
     /// A view of the table through `image_to_table` (`None` when it cannot be inverted),
@@ -367,6 +371,24 @@ impl<'a> View<'a> {
         self.inside(&q).then_some((q, interior))
     }
 
+    /// The quad near `q` (see [`reshape`]) that looks most like a tile, with its features
+    /// and presence; `None` when no look there could be taken.
+    fn reshaped_reading(
+        &self,
+        profile: &Profile,
+        q: &[Point; 4],
+    ) -> Option<([Point; 4], CellFeatures, (bool, f32))> {
+        let (q, _) = reshape(q, RESHAPE_REACH, |t| {
+            if !self.inside(t) {
+                return None;
+            }
+            self.features(t).map(|f| -profile.tile_distance(&f))
+        })?;
+        let f = self.features(&q)?;
+        let presence = self.presence_of(profile, &q, &f);
+        Some((q, f, presence))
+    }
+
     /// The quad near grid cell (i, j) whose picture looks most like a tile: the grid's
     /// prediction moved by `step` cells in the directions of `pattern`, and an `extra`
     /// candidate. Returns the quad, its features and its presence (is a tile, distance);
@@ -403,11 +425,18 @@ impl<'a> View<'a> {
             }
         }
         let (q, f, _) = best?;
-        let mut presence = profile.presence(&f);
-        if presence.0 && self.table_share(&q) > TABLE_SHARE_LIMIT {
+        let presence = self.presence_of(profile, &q, &f);
+        Some((q, f, presence))
+    }
+
+    /// Whether quad `q`, with features `f`, holds a tile (and its distance): the
+    /// profile's presence, unless the quad is mostly bare table.
+    fn presence_of(&self, profile: &Profile, q: &[Point; 4], f: &CellFeatures) -> (bool, f32) {
+        let mut presence = profile.presence(f);
+        if presence.0 && self.table_share(q) > TABLE_SHARE_LIMIT {
             presence.0 = false;
         }
-        Some((q, f, presence))
+        presence
     }
 
     /// The share of a quad's pixels that look like the bare table (0 when the table's
@@ -445,6 +474,11 @@ impl<'a> View<'a> {
     }
 }
 
+/// A cell's offset from another, in cells.
+type Offset = (i32, i32);
+/// Indices of a corner of one quad and the corner of another that meets it.
+type CornerPair = (usize, usize);
+
 /// An Alhambra being grown from its fountain, ring by ring.
 struct Growth {
     /// Grid coordinates to image pixels, refitted after every ring.
@@ -458,6 +492,26 @@ struct Growth {
 }
 
 impl Growth {
+    /// Whether quad `q` for cell (i, j) shares a side with a cell found beside it: both
+    /// ends of the side within a fifth of a cell of that cell's (tiles laid by hand, and
+    /// cells found on a blurred, tilted photo, do not meet exactly).
+    fn abuts(&self, (i, j): (i32, i32), q: &[Point; 4]) -> bool {
+        let size = quad_size(q);
+        // Per neighbour: its offset, then the pairs (corner of q, corner of the neighbour)
+        // that meet (corners run (-,-), (+,-), (+,+), (-,+) in grid coordinates).
+        let sides: [(Offset, [CornerPair; 2]); 4] = [
+            ((1, 0), [(1, 0), (2, 3)]),
+            ((-1, 0), [(0, 1), (3, 2)]),
+            ((0, 1), [(3, 0), (2, 1)]),
+            ((0, -1), [(0, 3), (1, 2)]),
+        ];
+        sides.iter().any(|&((di, dj), pairs)| {
+            self.quads
+                .get(&(i + di, j + dj))
+                .is_some_and(|n| pairs.iter().all(|&(a, b)| dist(q[a], n[b]) <= 0.2 * size))
+        })
+    }
+
     fn new(grid: Homography) -> Growth {
         Growth {
             grid,
@@ -1470,14 +1524,29 @@ impl Scanner {
         // ... then the most fountain-like one read carefully.
         let (_, cell) = pick?;
         let edge = view.align(grid, cell.0, cell.1).map(|(q, _)| q);
-        let (quad, f, presence) =
+        let (mut quad, mut f, mut presence) =
             view.best_reading(&self.profile, grid, cell, (0.05, &SQUARE), edge)?;
+        // A fountain that comes close may be a cell the lattice turned or sheared a
+        // little (a steeply tilted table, far from the markers): reshaped, it may read.
+        // Alone it might be a lattice turned by the octagon's 45 degrees: only a
+        // neighbour where the reshaped cell's grid predicts one vouches for it.
+        if !presence.0
+            && presence.1 <= 1.5 * self.profile.presence_limit
+            && let Some((q, g, p)) = view.reshaped_reading(&self.profile, &quad)
+            && p.1 < presence.1
+            && Homography::from_quads(&UNIT_CELL, &q)
+                .is_some_and(|grid| self.neighbours_present(view, &grid) > 0)
+        {
+            if debugging() {
+                eprintln!("    reshaped: distance {:.2} -> {:.2}", presence.1, p.1);
+            }
+            (quad, f, presence) = (q, g, p);
+        }
         let m = margin(&f);
         if !presence.0 || m <= 0.0 {
             return None;
         }
-        let unit = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
-        Homography::from_quads(&unit, &quad).map(|g| (m, g))
+        Homography::from_quads(&UNIT_CELL, &quad).map(|g| (m, g))
     }
 
     /// A grey window of the table around `centre`, turned by `angle`, at `res` pixels per
@@ -1555,6 +1624,17 @@ impl Scanner {
                 && let Some((q, f, p)) =
                     view.best_reading(&self.profile, &g.grid, (i, j), (0.12, &SQUARE), None)
                 && p.0
+            {
+                (quad, features, presence) = (q, f, p);
+            }
+            // Still not, but close: the grid may have it turned or sheared a little. A tile
+            // of this Alhambra then shares a side with one found (a loose tile or another
+            // Alhambra's, reshaped, may look as good but lies apart).
+            if !presence.0
+                && presence.1 <= 1.5 * limit
+                && let Some((q, f, p)) = view.reshaped_reading(&self.profile, &quad)
+                && p.0
+                && g.abuts((i, j), &q)
             {
                 (quad, features, presence) = (q, f, p);
             }
@@ -1719,6 +1799,101 @@ impl Scanner {
             light: [1.0; 3],
         })
     }
+}
+
+/// `q` reshaped to score best: its centre, and each of its two axes' direction and
+/// length, moved a little at a time while `score` grows. Translation alone (see
+/// `align`) cannot follow a cell the lattice turned or sheared wrongly, as on a
+/// steeply tilted table far from the markers, where the plane's affine part no
+/// longer holds. Returns the quad and its score; `None` when `score` has none for `q`.
+/// `score` may refuse a quad (`None`, e.g. out of the picture): it is not moved there.
+fn reshape(
+    q: &[Point; 4],
+    reach: f64,
+    score: impl Fn(&[Point; 4]) -> Option<f32>,
+) -> Option<([Point; 4], f32)> {
+    // Centre and half-axes of the parallelogram nearest the quad.
+    let half = |a: Point, b: Point, d: Point, e: Point| {
+        [
+            (a[0] + b[0] - d[0] - e[0]) / 4.0,
+            (a[1] + b[1] - d[1] - e[1]) / 4.0,
+        ]
+    };
+    let (mut c, mut u, mut v) = (
+        quad_centre(q),
+        half(q[1], q[2], q[0], q[3]),
+        half(q[2], q[3], q[0], q[1]),
+    );
+    let quad = |c: Point, u: Point, v: Point| -> [Point; 4] {
+        [
+            [c[0] - u[0] - v[0], c[1] - u[1] - v[1]],
+            [c[0] + u[0] - v[0], c[1] + u[1] - v[1]],
+            [c[0] + u[0] + v[0], c[1] + u[1] + v[1]],
+            [c[0] - u[0] + v[0], c[1] - u[1] + v[1]],
+        ]
+    };
+    let turn = |a: Point, t: f64, s: f64| -> Point {
+        let (sn, cs) = t.sin_cos();
+        [s * (a[0] * cs - a[1] * sn), s * (a[0] * sn + a[1] * cs)]
+    };
+    // Never far from the start: a quarter of a cell, a seventh of a turn, a fifth of
+    // the size (beyond, a neighbour or a loose tile may fit better).
+    let (c0, u0, v0) = (c, u, v);
+    let len = |a: Point| a[0].hypot(a[1]);
+    let angle_between = |a: Point, b: Point| {
+        (a[0] * b[1] - a[1] * b[0])
+            .atan2(a[0] * b[0] + a[1] * b[1])
+            .abs()
+    };
+    let near = |tc: Point, tu: Point, tv: Point| {
+        let cell = 2.0 * len(u0).max(len(v0));
+        dist(tc, c0) <= reach * cell
+            && angle_between(tu, u0) <= 0.25
+            && angle_between(tv, v0) <= 0.25
+            && (len(tu) / len(u0) - 1.0).abs() <= 0.2
+            && (len(tv) / len(v0) - 1.0).abs() <= 0.2
+    };
+    let mut best = score(&quad(c, u, v))?;
+    // Steps: a turn of each axis, a change of its length, a shift along it; halved
+    // when no move helps.
+    let (mut angle, mut scale, mut shift) = (0.08, 0.04, 0.06);
+    for _ in 0..3 {
+        let mut moved = true;
+        let mut rounds = 0;
+        while moved && rounds < 8 {
+            moved = false;
+            rounds += 1;
+            let tries: [(Point, Point, Point); 12] = [
+                (c, turn(u, angle, 1.0), v),
+                (c, turn(u, -angle, 1.0), v),
+                (c, u, turn(v, angle, 1.0)),
+                (c, u, turn(v, -angle, 1.0)),
+                (c, turn(u, 0.0, 1.0 + scale), v),
+                (c, turn(u, 0.0, 1.0 - scale), v),
+                (c, u, turn(v, 0.0, 1.0 + scale)),
+                (c, u, turn(v, 0.0, 1.0 - scale)),
+                ([c[0] + shift * u[0], c[1] + shift * u[1]], u, v),
+                ([c[0] - shift * u[0], c[1] - shift * u[1]], u, v),
+                ([c[0] + shift * v[0], c[1] + shift * v[1]], u, v),
+                ([c[0] - shift * v[0], c[1] - shift * v[1]], u, v),
+            ];
+            for (tc, tu, tv) in tries {
+                let t = quad(tc, tu, tv);
+                if !near(tc, tu, tv) {
+                    continue;
+                }
+                if let Some(s) = score(&t)
+                    && s > best
+                {
+                    (best, c, u, v, moved) = (s, tc, tu, tv, true);
+                }
+            }
+        }
+        angle /= 2.0;
+        scale /= 2.0;
+        shift /= 2.0;
+    }
+    Some((quad(c, u, v), best))
 }
 
 /// The grid moved (by at most a few percent of a cell at each corner of the Alhambra) to
@@ -2217,6 +2392,71 @@ fn edge_profiles(grey: &Mat) -> Result<EdgeProfiles, ScanError> {
 mod tests {
     use super::*;
     use opencv::core::{CV_8UC1, Point as CvPoint};
+
+    /// A 40-pixel cell's quad centred on `c`, turned by `turn` radians.
+    fn cell_at(c: Point, turn: f64) -> [Point; 4] {
+        let (sn, cs) = turn.sin_cos();
+        UNIT_CELL.map(|[x, y]| {
+            [
+                c[0] + 40.0 * (x * cs - y * sn),
+                c[1] + 40.0 * (x * sn + y * cs),
+            ]
+        })
+    }
+
+    fn corner_error(a: &[Point; 4], b: &[Point; 4]) -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(p, q)| dist(*p, *q))
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn reshaping_follows_a_cell_turned_sheared_and_stretched() {
+        let start = cell_at([200.0, 200.0], 0.0);
+        // The cell as it lies: turned 9 degrees, one axis 12% longer and leaning, moved a
+        // tenth of a cell.
+        let mut target = cell_at([204.0, 198.0], 0.157);
+        target[2][0] += 5.0;
+        target[1][0] += 5.0;
+        let score = |q: &[Point; 4]| Some(-corner_error(q, &target) as f32);
+        let (got, _) = reshape(&start, RESHAPE_REACH, score).expect("a score for the start");
+        assert!(
+            corner_error(&got, &target) < 1.5,
+            "{got:?} is not {target:?}"
+        );
+    }
+
+    #[test]
+    fn reshaping_stays_near_where_it_started() {
+        let start = cell_at([200.0, 200.0], 0.0);
+        // A better fit half a cell away (a loose tile beside the cell) is out of reach.
+        let target = cell_at([220.0, 200.0], 0.0);
+        let score = |q: &[Point; 4]| Some(-corner_error(q, &target) as f32);
+        let (got, _) = reshape(&start, RESHAPE_REACH, score).expect("a score for the start");
+        let moved = dist(quad_centre(&got), [200.0, 200.0]);
+        assert!(moved <= RESHAPE_REACH * 40.0 + 1e-9, "moved {moved} px");
+        // Where the score refuses every move (out of the picture), the cell stays.
+        let (kept, _) = reshape(&start, RESHAPE_REACH, |q| (q == &start).then_some(0.0))
+            .expect("a score for the start");
+        assert_eq!(kept, start);
+    }
+
+    #[test]
+    fn a_cell_abuts_only_when_it_shares_a_side_with_a_found_one() {
+        let mut growth = Growth::new(Homography::IDENTITY);
+        growth.quads.insert((0, 0), cell_at([200.0, 200.0], 0.0));
+        // East of (0, 0), two pixels off: shares its side.
+        assert!(growth.abuts((1, 0), &cell_at([242.0, 201.0], 0.0)));
+        // A loose tile a quarter of a cell away, or turned 25 degrees about its centre.
+        assert!(!growth.abuts((1, 0), &cell_at([250.0, 200.0], 0.0)));
+        assert!(!growth.abuts((1, 0), &cell_at([240.0, 200.0], 0.45)));
+        // South of (0, 0) (grid y grows downwards here) and north of it.
+        assert!(growth.abuts((0, 1), &cell_at([200.0, 240.0], 0.0)));
+        assert!(growth.abuts((0, -1), &cell_at([201.0, 160.0], 0.0)));
+        // No cell found beside it.
+        assert!(!growth.abuts((2, 0), &cell_at([280.0, 200.0], 0.0)));
+    }
 
     /// A grey window with tile borders every `pitch` pixels (phase `phase`) along the axes
     /// of a lattice turned by `angle_deg`, and, when `grain`, many stronger lines at
