@@ -307,6 +307,12 @@ const UNIT_CELL: [Point; 4] = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5
 const SHIFT_RANGE: f64 = 0.2;
 /// How far (in cells) [`reshape`] may move a cell's centre.
 const RESHAPE_REACH: f64 = 0.25;
+/// How long [`reshape`] may go on: the distance that is enough, as a share of the
+/// presence limit, and the most looks, for an anchoring fountain (whose cell makes the
+/// first grid: worth a close fit) and for a cell met while growing (the grid is refitted
+/// to every cell found: inside the limit is enough).
+const RESHAPE_ANCHOR: (f32, usize) = (0.0, 150);
+const RESHAPE_GROWING: (f32, usize) = (0.8, 60);
 
 impl<'a> View<'a> {
     /// A view of the table through `image_to_table` (`None` when it cannot be inverted),
@@ -377,8 +383,9 @@ impl<'a> View<'a> {
         &self,
         profile: &Profile,
         q: &[Point; 4],
+        (enough, looks): (f32, usize),
     ) -> Option<([Point; 4], CellFeatures, (bool, f32))> {
-        let (q, _) = reshape(q, RESHAPE_REACH, |t| {
+        let (q, _) = reshape(q, RESHAPE_REACH, (-enough, looks), |t| {
             if !self.inside(t) {
                 return None;
             }
@@ -1532,7 +1539,14 @@ impl Scanner {
         // neighbour where the reshaped cell's grid predicts one vouches for it.
         if !presence.0
             && presence.1 <= 1.5 * self.profile.presence_limit
-            && let Some((q, g, p)) = view.reshaped_reading(&self.profile, &quad)
+            && let Some((q, g, p)) = view.reshaped_reading(
+                &self.profile,
+                &quad,
+                (
+                    RESHAPE_ANCHOR.0 * self.profile.presence_limit,
+                    RESHAPE_ANCHOR.1,
+                ),
+            )
             && p.1 < presence.1
             && Homography::from_quads(&UNIT_CELL, &q)
                 .is_some_and(|grid| self.neighbours_present(view, &grid) > 0)
@@ -1632,7 +1646,11 @@ impl Scanner {
             // Alhambra's, reshaped, may look as good but lies apart).
             if !presence.0
                 && presence.1 <= 1.5 * limit
-                && let Some((q, f, p)) = view.reshaped_reading(&self.profile, &quad)
+                && let Some((q, f, p)) = view.reshaped_reading(
+                    &self.profile,
+                    &quad,
+                    (RESHAPE_GROWING.0 * limit, RESHAPE_GROWING.1),
+                )
                 && p.0
                 && g.abuts((i, j), &q)
             {
@@ -1805,11 +1823,14 @@ impl Scanner {
 /// length, moved a little at a time while `score` grows. Translation alone (see
 /// `align`) cannot follow a cell the lattice turned or sheared wrongly, as on a
 /// steeply tilted table far from the markers, where the plane's affine part no
-/// longer holds. Returns the quad and its score; `None` when `score` has none for `q`.
-/// `score` may refuse a quad (`None`, e.g. out of the picture): it is not moved there.
+/// longer holds. Stops once the score reaches `enough`, or after `looks` scorings (each
+/// a cell look, typically). Returns the quad and its score; `None` when `score` has
+/// none for `q`. `score` may refuse a quad (`None`, e.g. out of the picture): it is not
+/// moved there.
 fn reshape(
     q: &[Point; 4],
     reach: f64,
+    (enough, budget): (f32, usize),
     score: impl Fn(&[Point; 4]) -> Option<f32>,
 ) -> Option<([Point; 4], f32)> {
     // Centre and half-axes of the parallelogram nearest the quad.
@@ -1854,6 +1875,7 @@ fn reshape(
             && (len(tv) / len(v0) - 1.0).abs() <= 0.2
     };
     let mut best = score(&quad(c, u, v))?;
+    let mut looks = 1;
     // Steps: a turn of each axis, a change of its length, a shift along it; halved
     // when no move helps.
     let (mut angle, mut scale, mut shift) = (0.08, 0.04, 0.06);
@@ -1863,26 +1885,33 @@ fn reshape(
         while moved && rounds < 8 {
             moved = false;
             rounds += 1;
-            let tries: [(Point, Point, Point); 12] = [
-                (c, turn(u, angle, 1.0), v),
-                (c, turn(u, -angle, 1.0), v),
-                (c, u, turn(v, angle, 1.0)),
-                (c, u, turn(v, -angle, 1.0)),
-                (c, turn(u, 0.0, 1.0 + scale), v),
-                (c, turn(u, 0.0, 1.0 - scale), v),
-                (c, u, turn(v, 0.0, 1.0 + scale)),
-                (c, u, turn(v, 0.0, 1.0 - scale)),
-                ([c[0] + shift * u[0], c[1] + shift * u[1]], u, v),
-                ([c[0] - shift * u[0], c[1] - shift * u[1]], u, v),
-                ([c[0] + shift * v[0], c[1] + shift * v[1]], u, v),
-                ([c[0] - shift * v[0], c[1] - shift * v[1]], u, v),
-            ];
-            for (tc, tu, tv) in tries {
-                let t = quad(tc, tu, tv);
+            // Each move from where the last accepted one left the cell.
+            for k in 0..12 {
+                let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+                let (tc, tu, tv) = match k / 2 {
+                    0 => (c, turn(u, sign * angle, 1.0), v),
+                    1 => (c, u, turn(v, sign * angle, 1.0)),
+                    2 => (c, turn(u, 0.0, 1.0 + sign * scale), v),
+                    3 => (c, u, turn(v, 0.0, 1.0 + sign * scale)),
+                    4 => (
+                        [c[0] + sign * shift * u[0], c[1] + sign * shift * u[1]],
+                        u,
+                        v,
+                    ),
+                    _ => (
+                        [c[0] + sign * shift * v[0], c[1] + sign * shift * v[1]],
+                        u,
+                        v,
+                    ),
+                };
+                if best >= enough || looks >= budget {
+                    return Some((quad(c, u, v), best));
+                }
                 if !near(tc, tu, tv) {
                     continue;
                 }
-                if let Some(s) = score(&t)
+                looks += 1;
+                if let Some(s) = score(&quad(tc, tu, tv))
                     && s > best
                 {
                     (best, c, u, v, moved) = (s, tc, tu, tv, true);
@@ -2420,7 +2449,8 @@ mod tests {
         target[2][0] += 5.0;
         target[1][0] += 5.0;
         let score = |q: &[Point; 4]| Some(-corner_error(q, &target) as f32);
-        let (got, _) = reshape(&start, RESHAPE_REACH, score).expect("a score for the start");
+        let (got, _) = reshape(&start, RESHAPE_REACH, (f32::INFINITY, 200), score)
+            .expect("a score for the start");
         assert!(
             corner_error(&got, &target) < 1.5,
             "{got:?} is not {target:?}"
@@ -2433,12 +2463,15 @@ mod tests {
         // A better fit half a cell away (a loose tile beside the cell) is out of reach.
         let target = cell_at([220.0, 200.0], 0.0);
         let score = |q: &[Point; 4]| Some(-corner_error(q, &target) as f32);
-        let (got, _) = reshape(&start, RESHAPE_REACH, score).expect("a score for the start");
+        let (got, _) = reshape(&start, RESHAPE_REACH, (f32::INFINITY, 200), score)
+            .expect("a score for the start");
         let moved = dist(quad_centre(&got), [200.0, 200.0]);
         assert!(moved <= RESHAPE_REACH * 40.0 + 1e-9, "moved {moved} px");
         // Where the score refuses every move (out of the picture), the cell stays.
-        let (kept, _) = reshape(&start, RESHAPE_REACH, |q| (q == &start).then_some(0.0))
-            .expect("a score for the start");
+        let (kept, _) = reshape(&start, RESHAPE_REACH, (f32::INFINITY, 200), |q| {
+            (q == &start).then_some(0.0)
+        })
+        .expect("a score for the start");
         assert_eq!(kept, start);
     }
 
