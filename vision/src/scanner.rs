@@ -704,7 +704,9 @@ impl Scanner {
                     count(&alhambras)
                 );
             }
-            if grown(&again) > grown(&alhambras) && count(&again) > count(&alhambras) {
+            // As many Alhambras grown and more tiles: the light the tiles agreed on let
+            // more be read (fountains alone too: another player's first fountain).
+            if grown(&again) >= grown(&alhambras) && count(&again) > count(&alhambras) {
                 alhambras = again;
             }
         }
