@@ -7,7 +7,7 @@ use crate::appearance::{CellFeatures, Profile, Reading, WhiteBalance, features, 
 use crate::geometry::{Homography, Point};
 use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile};
 use crate::plane::{Plane, find_plane};
-use alhambra_engine::{Building, Pos, Side};
+use alhambra_engine::{Building, Pos, Side, catalogue};
 use opencv::core::{Mat, Scalar, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -1597,7 +1597,9 @@ impl Scanner {
     /// `view.claimed`, are not taken) and reads it: see `grow_ring` and `finish`.
     fn grow(&self, view: &View<'_>, start: Homography) -> Option<FoundAlhambra> {
         let mut g = Growth::new(start);
-        while self.grow_ring(view, &mut g) {}
+        // No Alhambra holds more than every tile of the game: past that, growth is a
+        // look-alike sheet (see `within_catalogue`).
+        while g.quads.len() <= catalogue().len() && self.grow_ring(view, &mut g) {}
         self.finish(view, &g)
     }
 
@@ -1809,6 +1811,7 @@ impl Scanner {
         for t in &mut tiles {
             t.pos = Pos::new(t.pos.x - fountain.x, t.pos.y - fountain.y);
         }
+        within_catalogue(&mut tiles);
         tiles.sort_by_key(|t| (t.pos != Pos::ORIGIN, t.pos));
         let fountain_px =
             grid.apply([f64::from(lattice_fountain.x), f64::from(lattice_fountain.y)])?;
@@ -1819,6 +1822,59 @@ impl Scanner {
             light: [1.0; 3],
         })
     }
+}
+
+/// Drops what no Alhambra can hold: more tiles of a building than the game has (a table
+/// whose grain passes for one building grows a sheet of it from a lone fountain). Keeps
+/// the likeliest of each building up to the catalogue's count, then whatever still joins
+/// the fountain (at `Pos::ORIGIN`) by sides.
+fn within_catalogue(tiles: &mut Vec<FoundTile>) {
+    let mut of_building: HashMap<Building, Vec<usize>> = HashMap::new();
+    for (k, t) in tiles.iter().enumerate() {
+        of_building.entry(t.reading.building).or_default().push(k);
+    }
+    let mut dropped: HashSet<usize> = HashSet::new();
+    for (building, mut ks) in of_building {
+        let allowed = if building == Building::Fountain {
+            1
+        } else {
+            catalogue()
+                .iter()
+                .filter(|t| t.building == building)
+                .count()
+        };
+        if ks.len() > allowed {
+            ks.sort_by(|&a, &b| tiles[a].presence.total_cmp(&tiles[b].presence));
+            dropped.extend(ks[allowed..].iter().copied());
+        }
+    }
+    if dropped.is_empty() {
+        return;
+    }
+    let kept: HashMap<Pos, usize> = tiles
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !dropped.contains(k))
+        .map(|(k, t)| (t.pos, k))
+        .collect();
+    let mut joined: HashSet<Pos> = HashSet::new();
+    let mut todo: Vec<Pos> = kept
+        .contains_key(&Pos::ORIGIN)
+        .then_some(Pos::ORIGIN)
+        .into_iter()
+        .collect();
+    while let Some(p) = todo.pop() {
+        if !joined.insert(p) {
+            continue;
+        }
+        for side in Side::ALL {
+            let n = p.neighbour(side);
+            if kept.contains_key(&n) && !joined.contains(&n) {
+                todo.push(n);
+            }
+        }
+    }
+    tiles.retain(|t| joined.contains(&t.pos));
 }
 
 /// `q` reshaped to score best: its centre, and each of its two axes' direction and
@@ -2475,6 +2531,65 @@ mod tests {
         })
         .expect("a score for the start");
         assert_eq!(kept, start);
+    }
+
+    #[test]
+    fn an_alhambra_keeps_no_more_of_a_building_than_the_game_has() {
+        use crate::appearance::{BLOCK_DIMS, SIDE_DIMS};
+        use alhambra_engine::Walls;
+        let tile = |x: i32, y: i32, building: Building, presence: f32| FoundTile {
+            pos: Pos::new(x, y),
+            reading: Reading {
+                building,
+                walls: Walls::NONE,
+                building_confidence: 0.9,
+                side_confidence: [0.9; 4],
+                in_catalogue: true,
+            },
+            corners_px: [[0.0; 2]; 4],
+            presence,
+            features: CellFeatures {
+                blocks: [0.0; BLOCK_DIMS],
+                sides: [[0.0; SIDE_DIMS]; 4],
+                sharpness: 1.0,
+            },
+        };
+        let chambers = catalogue()
+            .iter()
+            .filter(|t| t.building == Building::Chambers)
+            .count();
+        // A fountain, a garden west of it, and a row of chambers east of it, one more than
+        // the game has; the one nearest the fountain looks least like one.
+        let mut tiles = vec![
+            tile(0, 0, Building::Fountain, 0.5),
+            tile(-1, 0, Building::Garden, 0.5),
+        ];
+        for x in 1..=chambers as i32 + 1 {
+            tiles.push(tile(
+                x,
+                0,
+                Building::Chambers,
+                if x == 1 { 2.0 } else { 1.0 },
+            ));
+        }
+        within_catalogue(&mut tiles);
+        // Dropping the least likely cuts the row off the fountain: only what joins stays.
+        let mut left: Vec<(i32, i32)> = tiles.iter().map(|t| (t.pos.x, t.pos.y)).collect();
+        left.sort_unstable();
+        assert_eq!(left, vec![(-1, 0), (0, 0)]);
+        // Within the catalogue, nothing is dropped.
+        let mut tiles: Vec<FoundTile> = (0..=chambers as i32)
+            .map(|x| {
+                let b = if x == 0 {
+                    Building::Fountain
+                } else {
+                    Building::Chambers
+                };
+                tile(x, 0, b, 1.0)
+            })
+            .collect();
+        within_catalogue(&mut tiles);
+        assert_eq!(tiles.len(), chambers + 1);
     }
 
     #[test]
