@@ -70,6 +70,28 @@ pub fn sample_patch(frame: &Mat, corners: &[Point; 4]) -> opencv::Result<Mat> {
     sample_square(frame, corners, PATCH)
 }
 
+/// The patch with `share` of its black level (the darkest twentieth of its pixels' least
+/// channel) taken off every channel. Glare, a lamp's reflection on glossy tiles, adds white
+/// light: it lifts the darkest parts and washes out the colours of the buildings.
+pub fn deglared(patch: &Mat, share: f32) -> opencv::Result<Mat> {
+    let mut out = patch.try_clone()?;
+    let bytes = out.data_bytes_mut()?;
+    let mut least: Vec<u8> = bytes
+        .chunks_exact(3)
+        .map(|p| p[0].min(p[1]).min(p[2]))
+        .collect();
+    if least.is_empty() {
+        return Ok(out);
+    }
+    let k = least.len() / 20;
+    let black = f32::from(*least.select_nth_unstable(k).1);
+    let lift = share * black;
+    for b in bytes.iter_mut() {
+        *b = (f32::from(*b) - lift).round().max(0.0) as u8;
+    }
+    Ok(out)
+}
+
 /// Resamples the image quad `corners` to an `n` x `n` square.
 pub fn sample_square(frame: &Mat, corners: &[Point; 4], n: i32) -> opencv::Result<Mat> {
     let size = n;
@@ -1361,6 +1383,35 @@ mod tests {
         // Too few samples, or of different sizes: nothing learned.
         assert!(Discriminant::learn(&ra[..1], &rb).is_none());
         assert!(Discriminant::learn(&[&[1.0][..], &[2.0][..]], &rb).is_none());
+    }
+
+    #[test]
+    fn deglaring_takes_the_black_level_off_and_restores_the_colour() {
+        use opencv::core::{CV_8UC3, Vec3b};
+        // A washed-out patch: a coloured field and dark art, both lifted by 60 of white.
+        let mut patch = Mat::new_rows_cols_with_default(PATCH, PATCH, CV_8UC3, Scalar::all(0.0))
+            .unwrap_or_default();
+        for y in 0..PATCH {
+            for x in 0..PATCH {
+                let px: [u8; 3] = if x < PATCH / 4 {
+                    [80, 80, 80]
+                } else {
+                    [160, 210, 250]
+                };
+                if let Ok(p) = patch.at_2d_mut::<Vec3b>(y, x) {
+                    *p = Vec3b::from(px);
+                }
+            }
+        }
+        let at = |m: &Mat, x: i32| m.at_2d::<Vec3b>(0, x).map(|p| p.0).ok();
+        let same = deglared(&patch, 0.0).unwrap_or_default();
+        assert_eq!(at(&same, PATCH - 1), Some([160, 210, 250]));
+        let full = deglared(&patch, 1.0).unwrap_or_default();
+        assert_eq!(at(&full, 0), Some([0, 0, 0]));
+        assert_eq!(at(&full, PATCH - 1), Some([80, 130, 170]));
+        // The field's colour is stronger once the glare is off.
+        let chroma = |p: [u8; 3]| f32::from(p[2]) / p.iter().map(|&v| f32::from(v)).sum::<f32>();
+        assert!(chroma([80, 130, 170]) > chroma([160, 210, 250]) + 0.03);
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! cell by cell while the cells look like tiles, and reads every tile's building and walls
 //! with the appearance profile.
 
-use crate::appearance::{CellFeatures, Profile, Reading, WhiteBalance, features, sample_patch};
+use crate::appearance::{
+    CellFeatures, Profile, Reading, WhiteBalance, deglared, features, sample_patch,
+};
 use crate::geometry::{Homography, Point};
 use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile};
 use crate::plane::{Plane, find_plane};
@@ -307,6 +309,8 @@ const UNIT_CELL: [Point; 4] = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5
 const SHIFT_RANGE: f64 = 0.2;
 /// How far (in cells) [`reshape`] may move a cell's centre.
 const RESHAPE_REACH: f64 = 0.25;
+/// Shares of a cell's black level taken off to read it under glare (see [`deglared`]).
+const DEGLARE_SHARES: [f32; 4] = [0.25, 0.5, 0.75, 1.0];
 /// How long [`reshape`] may go on: the distance that is enough, as a share of the
 /// presence limit, and the most looks, for an anchoring fountain (whose cell makes the
 /// first grid: worth a close fit) and for a cell met while growing (the grid is refitted
@@ -434,6 +438,32 @@ impl<'a> View<'a> {
         let (q, f, _) = best?;
         let presence = self.presence_of(profile, &q, &f);
         Some((q, f, presence))
+    }
+
+    /// The features of quad `q` with glare taken off (see [`deglared`]), the share that
+    /// makes it look most like a tile, and the presence then; `None` when no look there
+    /// could be taken.
+    fn deglared_reading(
+        &self,
+        profile: &Profile,
+        q: &[Point; 4],
+    ) -> Option<(CellFeatures, (bool, f32))> {
+        let patch = sample_patch(self.frame, q).ok()?;
+        let mut best: Option<(CellFeatures, (bool, f32))> = None;
+        for share in DEGLARE_SHARES {
+            FEATURE_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Ok(f) = deglared(&patch, share).and_then(|p| features(&p, self.white)) else {
+                continue;
+            };
+            let presence = self.presence_of(profile, q, &f);
+            let better = best.as_ref().is_none_or(|(_, b)| {
+                (presence.0 && !b.0) || (presence.0 == b.0 && presence.1 < b.1)
+            });
+            if better {
+                best = Some((f, presence));
+            }
+        }
+        best
     }
 
     /// Whether quad `q`, with features `f`, holds a tile (and its distance): the
@@ -1645,6 +1675,15 @@ impl Scanner {
             {
                 (quad, features, presence) = (q, f, p);
             }
+            // Still not, but close: glare may have washed it out (which leaves the table around
+            // Alhambras no more tile-like, measured on dev photos).
+            if !presence.0
+                && presence.1 <= 1.5 * limit
+                && let Some((f, p)) = view.deglared_reading(&self.profile, &quad)
+                && p.0
+            {
+                (features, presence) = (f, p);
+            }
             // Still not, but close: the grid may have it turned or sheared a little. A tile
             // of this Alhambra then shares a side with one found (a loose tile or another
             // Alhambra's, reshaped, may look as good but lies apart).
@@ -1725,9 +1764,16 @@ impl Scanner {
         // Final reading on the refitted grid.
         let mut cells: BTreeMap<(i32, i32), (CellFeatures, [Point; 4])> = BTreeMap::new();
         for &(i, j) in quads.keys() {
-            if let Some((quad, f, _)) =
+            if let Some((quad, mut f, p)) =
                 view.best_reading(&self.profile, &grid, (i, j), (0.015, &SQUARE), None)
             {
+                // A tile grown under glare is read with the glare taken off.
+                if p.1 > self.profile.presence_limit
+                    && let Some((g, q)) = view.deglared_reading(&self.profile, &quad)
+                    && q.1 < p.1
+                {
+                    f = g;
+                }
                 cells.insert((i, j), (f, quad));
             }
         }
