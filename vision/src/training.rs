@@ -22,14 +22,6 @@ pub struct PhotoSamples {
     pub pitch_mm: Option<f32>,
 }
 
-/// The centre of an image quad.
-fn centre_px(q: &[Point; 4]) -> Point {
-    [
-        q.iter().map(|p| p[0]).sum::<f64>() / 4.0,
-        q.iter().map(|p| p[1]).sum::<f64>() / 4.0,
-    ]
-}
-
 fn centre(q: &[[f32; 2]; 4]) -> Point {
     let x = q.iter().map(|p| f64::from(p[0])).sum::<f64>() / 4.0;
     let y = q.iter().map(|p| f64::from(p[1])).sum::<f64>() / 4.0;
@@ -48,13 +40,11 @@ const CLUTTER_CELLS: usize = 150;
 /// size (alignment), each colour channel scaled by up to 4% (what the paper white balance leaves), a
 /// brightness slope across it (uneven light), and (when `blur`) half the time blurred (out
 /// of focus, or a camera or hand moving), with what lies around the cell blurred into it as
-/// in a photo. When the `tiles` around it are given, the table beyond them is most of the
-/// time repainted in another colour first (see `repaint_table`).
+/// in a photo.
 fn variant(
     frame: &Mat,
     quad: &[Point; 4],
     blur: bool,
-    tiles: Option<&[[Point; 4]]>,
     rng: &mut fastrand::Rng,
 ) -> opencv::Result<(Mat, bool)> {
     let size =
@@ -67,7 +57,11 @@ fn variant(
         p[1] = c[1] + (p[1] - c[1]) * grow + (rng.f64() - 0.5) * 0.08 * size;
     }
     let softened = blur && rng.f64() < 0.5;
-    let mut patch = around(frame, &q, tiles, softened, rng)?;
+    let mut patch = if softened {
+        blurred(frame, &q, rng)?
+    } else {
+        sample_patch(frame, &q)?
+    };
     let gains = [
         1.0 + 0.08 * (rng.f32() - 0.5),
         1.0 + 0.08 * (rng.f32() - 0.5),
@@ -91,36 +85,20 @@ fn variant(
     Ok((patch, softened))
 }
 
-/// The patch of cell `q`, taken from a square half as wide again as the cell: with the
-/// table beyond the `tiles` repainted (most of the time, when they are given), then when
-/// `soften`, blurred as a photo may show it: out of focus (a Gaussian of 0.6 to 2.6 patch
-/// pixels) or moving (a streak of 2 to 9 patch pixels in any direction). Blurring the wide
-/// square lets the seams, walls and table around the cell bleed in, as they do in a
-/// blurred photo (a patch blurred on its own would only smear its own border).
-fn around(
-    frame: &Mat,
-    q: &[Point; 4],
-    tiles: Option<&[[Point; 4]]>,
-    soften: bool,
-    rng: &mut fastrand::Rng,
-) -> opencv::Result<Mat> {
+/// The cell `q` blurred as a photo may show it: out of focus (a Gaussian of 0.6 to 2.6
+/// patch pixels) or moving (a streak of 2 to 9 patch pixels in any direction). The blur
+/// works on a patch half as wide again as the cell, so that the seams, walls and table
+/// around it bleed in, as they do in a blurred photo (a patch blurred on its own would
+/// only smear its own border).
+fn blurred(frame: &Mat, q: &[Point; 4], rng: &mut fastrand::Rng) -> opencv::Result<Mat> {
     const GROW: f64 = 1.5;
-    let c = centre_px(q);
+    let c = [
+        q.iter().map(|p| p[0]).sum::<f64>() / 4.0,
+        q.iter().map(|p| p[1]).sum::<f64>() / 4.0,
+    ];
     let wide = q.map(|p| [c[0] + (p[0] - c[0]) * GROW, c[1] + (p[1] - c[1]) * GROW]);
     let n = (f64::from(PATCH) * GROW).round() as i32;
-    let mut around = sample_square(frame, &wide, n)?;
-    if let Some(tiles) = tiles
-        && rng.f64() < REPAINTED
-    {
-        repaint_table(&mut around, &wide, tiles, rng)?;
-    }
-    let off = (n - PATCH) / 2;
-    let centre = |m: &Mat| -> opencv::Result<Mat> {
-        Mat::roi(m, opencv::core::Rect::new(off, off, PATCH, PATCH))?.try_clone()
-    };
-    if !soften {
-        return centre(&around);
-    }
+    let around = sample_square(frame, &wide, n)?;
     let mut soft = Mat::default();
     if rng.bool() {
         let sigma = 0.6 + 2.0 * rng.f64();
@@ -170,90 +148,9 @@ fn around(
             opencv::core::BORDER_REPLICATE,
         )?;
     }
-    centre(&soft)
-}
-
-/// Share of a tile's variants whose table is repainted.
-const REPAINTED: f64 = 0.6;
-
-/// Repaints whatever lies beyond the labelled `tiles` (grown by 4% about their centres, to
-/// keep their edges and the sides of their thickness) in the square `img`, which shows the
-/// image quad `quad`: a random colour, keeping the texture's light and dark. The next table
-/// is seldom the labelled photo's: an open side against a dark table, or a wall against a
-/// light one, must not be learned as the look of that side.
-fn repaint_table(
-    img: &mut Mat,
-    quad: &[Point; 4],
-    tiles: &[[Point; 4]],
-    rng: &mut fastrand::Rng,
-) -> opencv::Result<()> {
-    let n = img.cols();
-    let nf = f64::from(n);
-    let square = [
-        [-0.5, -0.5],
-        [nf - 0.5, -0.5],
-        [nf - 0.5, nf - 0.5],
-        [-0.5, nf - 0.5],
-    ];
-    let Some(to_image) = Homography::fit(&square, quad) else {
-        return Ok(());
-    };
-    let grown: Vec<[Point; 4]> = tiles
-        .iter()
-        .map(|t| {
-            let c = centre_px(t);
-            t.map(|p| [c[0] + (p[0] - c[0]) * 1.04, c[1] + (p[1] - c[1]) * 1.04])
-        })
-        .collect();
-    let inside = |t: &[Point; 4], p: Point| {
-        (0..4).all(|k| {
-            let (a, b) = (t[k], t[(k + 1) % 4]);
-            let cross = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
-            cross >= 0.0
-        }) || (0..4).all(|k| {
-            let (a, b) = (t[k], t[(k + 1) % 4]);
-            let cross = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
-            cross <= 0.0
-        })
-    };
-    let size = n as usize;
-    let mut table = vec![false; size * size];
-    for (i, t) in table.iter_mut().enumerate() {
-        let p = [(i % size) as f64, (i / size) as f64];
-        *t = to_image
-            .apply(p)
-            .is_some_and(|p| !grown.iter().any(|g| inside(g, p)));
-    }
-    let bytes = img.data_bytes_mut()?;
-    let grey: Vec<f32> = bytes
-        .chunks_exact(3)
-        .map(|p| p.iter().map(|&v| f32::from(v)).sum::<f32>() / 3.0)
-        .collect();
-    let (mut sum, mut count) = (0f32, 0usize);
-    for i in (0..size * size).filter(|&i| table[i]) {
-        sum += grey[i];
-        count += 1;
-    }
-    if count == 0 {
-        return Ok(());
-    }
-    let mean = (sum / count as f32).max(1.0);
-    // Any hue, from grey to strongly coloured, from dark to light.
-    let value = 40.0 + 170.0 * rng.f32();
-    let saturation = 0.7 * rng.f32();
-    let hue = rng.f32() * 6.0;
-    let colour = [0f32, 2.0, 4.0].map(|offset| {
-        // Channel weights of a hue wheel (B, G, R at 0, 2 and 4 sixths... of a turn).
-        let d = ((hue - offset).rem_euclid(6.0) - 3.0).abs();
-        value * (1.0 - saturation * (d - 1.0).clamp(0.0, 1.0))
-    });
-    for i in (0..size * size).filter(|&i| table[i]) {
-        let shade = grey[i] / mean;
-        for (k, c) in colour.iter().enumerate() {
-            bytes[3 * i + k] = (c * shade).round().clamp(0.0, 255.0) as u8;
-        }
-    }
-    Ok(())
+    let off = (n - PATCH) / 2;
+    let centre = Mat::roi(&soft, opencv::core::Rect::new(off, off, PATCH, PATCH))?;
+    centre.try_clone()
 }
 
 /// Turns one labelled photo into samples. Tiles without `corners_px` or marked occluded
@@ -279,13 +176,6 @@ pub fn photo_samples(
                 .filter_map(|t| t.corners_px.as_ref().map(centre))
         })
         .collect();
-    // Every labelled tile's quad, to tell the table around a tile from its neighbours.
-    let quads: Vec<[Point; 4]> = labels
-        .alhambras
-        .iter()
-        .flat_map(|a| a.tiles.iter().filter_map(|t| t.corners_px.as_ref()))
-        .map(|q| q.map(|p| [f64::from(p[0]), f64::from(p[1])]))
-        .collect();
     for alhambra in &labels.alhambras {
         let mut grid_pts: Vec<Point> = Vec::new();
         let mut image_pts: Vec<Point> = Vec::new();
@@ -295,16 +185,6 @@ pub fn photo_samples(
             let Some(q) = &t.corners_px else { continue };
             if !t.occluded {
                 let px = q.map(|p| [f64::from(p[0]), f64::from(p[1])]);
-                // The tiles that can show in its variants.
-                let reach = 2.0 * (px[0][0] - px[2][0]).hypot(px[0][1] - px[2][1]);
-                let near: Vec<[Point; 4]> = quads
-                    .iter()
-                    .filter(|n| {
-                        let (a, b) = (centre_px(n), centre_px(&px));
-                        (a[0] - b[0]).hypot(a[1] - b[1]) < reach
-                    })
-                    .copied()
-                    .collect();
                 if let Ok(patch) = sample_patch(frame, &px) {
                     samples.push(Sample {
                         building: Some(t.building),
@@ -313,7 +193,7 @@ pub fn photo_samples(
                         softened: false,
                     });
                     for _ in 0..VARIANTS {
-                        let (patch, softened) = variant(frame, &px, true, Some(&near), &mut rng)?;
+                        let (patch, softened) = variant(frame, &px, true, &mut rng)?;
                         samples.push(Sample {
                             building: Some(t.building),
                             walls: t.walls,
@@ -403,7 +283,7 @@ pub fn photo_samples(
                     // Never blurred: an empty cell blurred with the tiles around it
                     // bleeding in taught that blurred tile edges are empty cells (on
                     // sharp photos, missed tiles 1.4 -> 7%).
-                    let (patch, softened) = variant(frame, &px, false, None, &mut rng)?;
+                    let (patch, softened) = variant(frame, &px, false, &mut rng)?;
                     samples.push(Sample {
                         building: None,
                         walls: Default::default(),
@@ -474,47 +354,4 @@ pub fn learn_profile(photos: &[PhotoSamples]) -> Result<Profile, ProfileError> {
         )
     })?;
     Profile::learn(&samples, pitch, photos.len() as u32)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use opencv::core::{CV_8UC3, Scalar};
-
-    #[test]
-    fn repainting_changes_the_table_and_keeps_the_tile() {
-        // A light tile on a brown table, seen square-on.
-        let n = 72;
-        let mut img =
-            Mat::new_rows_cols_with_default(n, n, CV_8UC3, Scalar::new(40.0, 70.0, 110.0, 0.0))
-                .unwrap_or_default();
-        let tile = [[18.0, 18.0], [54.0, 18.0], [54.0, 54.0], [18.0, 54.0]];
-        for y in 18..54 {
-            for x in 18..54 {
-                if let Ok(p) = img.at_2d_mut::<opencv::core::Vec3b>(y, x) {
-                    *p = opencv::core::Vec3b::from([150, 200, 230]);
-                }
-            }
-        }
-        let before = img.try_clone().unwrap_or_default();
-        let whole = [[-0.5, -0.5], [71.5, -0.5], [71.5, 71.5], [-0.5, 71.5]];
-        let mut rng = fastrand::Rng::with_seed(3);
-        let mut changed_table = 0;
-        for _ in 0..5 {
-            let mut img = before.clone();
-            assert!(repaint_table(&mut img, &whole, &[tile], &mut rng).is_ok());
-            let at = |m: &Mat, x: i32, y: i32| m.at_2d::<opencv::core::Vec3b>(y, x).map(|p| p.0);
-            // The tile, its edge included, is as it was.
-            for (x, y) in [(36, 36), (19, 19), (53, 30)] {
-                assert_eq!(at(&img, x, y).ok(), at(&before, x, y).ok());
-            }
-            if at(&img, 4, 4).ok() != at(&before, 4, 4).ok() {
-                changed_table += 1;
-            }
-        }
-        assert!(
-            changed_table >= 4,
-            "the table was repainted {changed_table} of 5 times"
-        );
-    }
 }
