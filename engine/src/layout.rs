@@ -69,6 +69,9 @@ pub struct PlayerEntry {
     pub alhambra: LayoutFile,
 }
 
+/// The most players a game has (and fountains in the box).
+pub const MOST_PLAYERS: usize = 6;
+
 /// A game file: the players and their Alhambras.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct GameFile {
@@ -99,7 +102,7 @@ impl GameFile {
     /// The players' names and Alhambras.
     pub fn to_alhambras(&self) -> Result<Vec<(String, Alhambra)>, GameError> {
         let n = self.players.len();
-        if !(2..=6).contains(&n) {
+        if !(2..=MOST_PLAYERS).contains(&n) {
             return Err(GameError::PlayerCount(n));
         }
         let mut out: Vec<(String, Alhambra)> = Vec::with_capacity(n);

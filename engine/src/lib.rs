@@ -17,7 +17,9 @@ pub mod wall;
 pub use alhambra::{Alhambra, Change, LayoutError, MAX_REACH, Piece};
 pub use building::Building;
 pub use catalogue::{Currency, MoneyCard, Tile, catalogue, money_cards};
-pub use layout::{CheckReport, GameError, GameFile, LayoutFile, PlayerEntry, TileEntry};
+pub use layout::{
+    CheckReport, GameError, GameFile, LayoutFile, MOST_PLAYERS, PlayerEntry, TileEntry,
+};
 pub use pos::Pos;
 pub use rules::{HoleRule, Rule, Rules, Violation};
 pub use scoring::{

@@ -9,7 +9,7 @@ use crate::appearance::{
 use crate::geometry::{Homography, Point};
 use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile};
 use crate::plane::{Plane, find_plane};
-use alhambra_engine::{Building, Pos, Side, catalogue};
+use alhambra_engine::{Building, MOST_PLAYERS, Pos, Side, catalogue};
 use opencv::core::{Mat, Scalar, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -763,6 +763,7 @@ impl Scanner {
                 }
             }
         }
+        one_per_player(&mut alhambras);
         if std::env::var_os("ALHAMBRA_TIMING").is_some() {
             eprintln!(
                 "timing: plane and edges {:.1} ms, reading {:.1} ms, {} cell looks",
@@ -1870,6 +1871,35 @@ impl Scanner {
     }
 }
 
+/// Keeps no more Alhambras than a game has players: those with the most tiles, then the
+/// likeliest fountains (a profile whose fountain fits other buildings on a blurred photo
+/// found fourteen fountains, each alone, among three players' tiles).
+fn one_per_player(alhambras: &mut Vec<FoundAlhambra>) {
+    if alhambras.len() <= MOST_PLAYERS {
+        return;
+    }
+    let fountain_presence = |a: &FoundAlhambra| {
+        a.tiles
+            .iter()
+            .find(|t| t.pos == Pos::ORIGIN)
+            .map_or(f32::INFINITY, |t| t.presence)
+    };
+    let mut order: Vec<usize> = (0..alhambras.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&alhambras[a], &alhambras[b]);
+        b.tiles
+            .len()
+            .cmp(&a.tiles.len())
+            .then(fountain_presence(a).total_cmp(&fountain_presence(b)))
+    });
+    let kept: HashSet<usize> = order.into_iter().take(MOST_PLAYERS).collect();
+    let mut k = 0;
+    alhambras.retain(|_| {
+        k += 1;
+        kept.contains(&(k - 1))
+    });
+}
+
 /// Drops what no Alhambra can hold: more tiles of a building than the game has (a table
 /// whose grain passes for one building grows a sheet of it from a lone fountain). Keeps
 /// the likeliest of each building up to the catalogue's count, then whatever still joins
@@ -2579,15 +2609,14 @@ mod tests {
         assert_eq!(kept, start);
     }
 
-    #[test]
-    fn an_alhambra_keeps_no_more_of_a_building_than_the_game_has() {
+    /// A tile read at (x, y) as `building`, wall-less, at distance `presence`.
+    fn tile(x: i32, y: i32, building: Building, presence: f32) -> FoundTile {
         use crate::appearance::{BLOCK_DIMS, SIDE_DIMS};
-        use alhambra_engine::Walls;
-        let tile = |x: i32, y: i32, building: Building, presence: f32| FoundTile {
+        FoundTile {
             pos: Pos::new(x, y),
             reading: Reading {
                 building,
-                walls: Walls::NONE,
+                walls: alhambra_engine::Walls::NONE,
                 building_confidence: 0.9,
                 side_confidence: [0.9; 4],
                 in_catalogue: true,
@@ -2599,7 +2628,47 @@ mod tests {
                 sides: [[0.0; SIDE_DIMS]; 4],
                 sharpness: 1.0,
             },
+        }
+    }
+
+    #[test]
+    fn a_table_keeps_no_more_alhambras_than_a_game_has_players() {
+        // Eight fountains read: two grown, six alone, one of which fits best.
+        let alhambra = |k: usize, tiles: usize, fountain: f32| FoundAlhambra {
+            fountain_px: [k as f64, 0.0],
+            grid: Homography::IDENTITY,
+            tiles: (0..tiles as i32)
+                .map(|x| {
+                    let b = if x == 0 {
+                        Building::Fountain
+                    } else {
+                        Building::Garden
+                    };
+                    tile(x, 0, b, if x == 0 { fountain } else { 1.0 })
+                })
+                .collect(),
+            light: [1.0; 3],
         };
+        let mut found: Vec<FoundAlhambra> = (0..8)
+            .map(|k| match k {
+                2 => alhambra(k, 5, 2.0),
+                5 => alhambra(k, 3, 2.0),
+                6 => alhambra(k, 1, 0.5),
+                _ => alhambra(k, 1, 1.0 + k as f32 * 0.1),
+            })
+            .collect();
+        one_per_player(&mut found);
+        let kept: Vec<usize> = found.iter().map(|a| a.fountain_px[0] as usize).collect();
+        // The grown ones, then the lone fountains that fit best, in the order read.
+        assert_eq!(kept, vec![0, 1, 2, 3, 5, 6]);
+        // Six or fewer: all stay.
+        let mut few: Vec<FoundAlhambra> = (0..3).map(|k| alhambra(k, 1, 1.0)).collect();
+        one_per_player(&mut few);
+        assert_eq!(few.len(), 3);
+    }
+
+    #[test]
+    fn an_alhambra_keeps_no_more_of_a_building_than_the_game_has() {
         let chambers = catalogue()
             .iter()
             .filter(|t| t.building == Building::Chambers)
