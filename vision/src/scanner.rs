@@ -1903,7 +1903,7 @@ fn one_per_player(alhambras: &mut Vec<FoundAlhambra>) {
 /// Drops what no Alhambra can hold: more tiles of a building than the game has (a table
 /// whose grain passes for one building grows a sheet of it from a lone fountain). Keeps
 /// the likeliest of each building up to the catalogue's count, then whatever still joins
-/// the fountain (at `Pos::ORIGIN`) by sides.
+/// the fountain (at `Pos::ORIGIN`, never dropped) by sides.
 fn within_catalogue(tiles: &mut Vec<FoundTile>) {
     let mut of_building: HashMap<Building, Vec<usize>> = HashMap::new();
     for (k, t) in tiles.iter().enumerate() {
@@ -1911,14 +1911,15 @@ fn within_catalogue(tiles: &mut Vec<FoundTile>) {
     }
     let mut dropped: HashSet<usize> = HashSet::new();
     for (building, mut ks) in of_building {
-        let allowed = if building == Building::Fountain {
-            1
-        } else {
-            catalogue()
-                .iter()
-                .filter(|t| t.building == building)
-                .count()
-        };
+        // The fountain is never dropped (growth already stops at another one; a tile read
+        // as a second fountain is a misreading, not a sheet).
+        if building == Building::Fountain {
+            continue;
+        }
+        let allowed = catalogue()
+            .iter()
+            .filter(|t| t.building == building)
+            .count();
         if ks.len() > allowed {
             ks.sort_by(|&a, &b| tiles[a].presence.total_cmp(&tiles[b].presence));
             dropped.extend(ks[allowed..].iter().copied());
@@ -2692,6 +2693,15 @@ mod tests {
         let mut left: Vec<(i32, i32)> = tiles.iter().map(|t| (t.pos.x, t.pos.y)).collect();
         left.sort_unstable();
         assert_eq!(left, vec![(-1, 0), (0, 0)]);
+        // A tile misread as a second fountain is left to the reading, and the fountain
+        // always stays.
+        let mut tiles = vec![
+            tile(0, 0, Building::Fountain, 3.0),
+            tile(1, 0, Building::Fountain, 0.5),
+            tile(2, 0, Building::Garden, 1.0),
+        ];
+        within_catalogue(&mut tiles);
+        assert_eq!(tiles.len(), 3);
         // Within the catalogue, nothing is dropped.
         let mut tiles: Vec<FoundTile> = (0..=chambers as i32)
             .map(|x| {
