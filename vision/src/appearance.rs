@@ -10,6 +10,7 @@ use opencv::imgproc;
 use opencv::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use std::sync::OnceLock;
 use thiserror::Error;
 
 /// Side of the square patch a cell is resampled to.
@@ -703,6 +704,101 @@ pub struct Reading {
     pub in_catalogue: bool,
 }
 
+/// The (building, walls) pairs a cell may be read as: the fountain (wall-less) first, then
+/// every pair the base game's catalogue has, each once, in catalogue order.
+pub fn catalogue_pairs() -> &'static [(Building, Walls)] {
+    static PAIRS: OnceLock<Vec<(Building, Walls)>> = OnceLock::new();
+    PAIRS.get_or_init(|| {
+        let mut pairs = vec![(Building::Fountain, Walls::NONE)];
+        for t in catalogue() {
+            if !pairs.contains(&(t.building, t.walls)) {
+                pairs.push((t.building, t.walls));
+            }
+        }
+        pairs
+    })
+}
+
+/// A pair off the catalogue is read only when it beats every catalogue pair by this much
+/// (on the reading's tempered log scale), and is then flagged.
+const NOT_IN_CATALOGUE_MARGIN: f32 = 6.0;
+
+/// Everything a reading of one upright cell weighs: each of [`catalogue_pairs`]'s score
+/// (tempered log-likelihood, higher is likelier), the per-side wall log-odds, and the best
+/// pair regardless of the catalogue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choices {
+    /// Score of each catalogue pair, in [`catalogue_pairs`] order.
+    pub scored: Vec<f32>,
+    /// Log-odds of a wall on each side (north, east, south, west).
+    pub odds: [f32; 4],
+    /// The likeliest building with each side read on its own.
+    pub free: (Building, Walls),
+    /// Its score.
+    pub free_score: f32,
+}
+
+impl Choices {
+    /// The index of the best-scoring catalogue pair.
+    pub fn best(&self) -> usize {
+        (0..self.scored.len())
+            .max_by(|&a, &b| self.scored[a].total_cmp(&self.scored[b]))
+            .unwrap_or(0)
+    }
+
+    /// The reading: the best catalogue pair, unless a pair off the catalogue is far
+    /// likelier (then that, flagged, with an even building confidence).
+    pub fn reading(&self) -> Reading {
+        let best = self.best();
+        match self.scored.get(best) {
+            Some(&s) if self.free_score <= s + NOT_IN_CATALOGUE_MARGIN => self.reading_as(best),
+            _ => self.reading_of(self.free, false),
+        }
+    }
+
+    /// The reading as catalogue pair `k` (see [`catalogue_pairs`]), with the confidences
+    /// the scores give it: low where the pair goes against the cell's own look.
+    pub fn reading_as(&self, k: usize) -> Reading {
+        let pair = catalogue_pairs()
+            .get(k)
+            .copied()
+            .unwrap_or((Building::Fountain, Walls::NONE));
+        self.reading_of(pair, true)
+    }
+
+    fn reading_of(&self, (building, walls): (Building, Walls), in_catalogue: bool) -> Reading {
+        // The building marginalised over pairs; each side from its own band.
+        let max = self
+            .scored
+            .iter()
+            .copied()
+            .fold(f32::NEG_INFINITY, f32::max);
+        let mut per_building = [0f32; 7];
+        let mut total = 0f32;
+        for (p, s) in catalogue_pairs().iter().zip(&self.scored) {
+            let w = (s - max).exp();
+            per_building[p.0 as usize] += w;
+            total += w;
+        }
+        let building_confidence = if in_catalogue {
+            per_building[building as usize] / total.max(1e-12)
+        } else {
+            0.5
+        };
+        let side_confidence = Side::ALL.map(|s| {
+            let p_wall = 1.0 / (1.0 + (-self.odds[s as usize]).exp());
+            if walls.has(s) { p_wall } else { 1.0 - p_wall }
+        });
+        Reading {
+            building,
+            walls,
+            building_confidence,
+            side_confidence,
+            in_catalogue,
+        }
+    }
+}
+
 /// How sharply a photo shows the wall bands, which decides the side models a reading
 /// uses: a band blurred with what lies beside it is lighter and wider, and one model for
 /// both would be too broad to tell a wall from a dark line on a sharp photo.
@@ -1107,6 +1203,13 @@ impl Profile {
     /// Reads an upright cell with outside evidence per side: `hints[side]` is log-odds for
     /// a wall there (positive: a wall), e.g. from the neighbour sharing that side.
     pub fn read_with(&self, f: &CellFeatures, hints: &[f32; 4], focus: Focus) -> Reading {
+        self.choices(f, hints, focus).reading()
+    }
+
+    /// What a reading of an upright cell chooses from: every catalogue pair (and the
+    /// fountain) with its score, and the best pair regardless of the catalogue. `hints` as
+    /// for [`Profile::read_with`].
+    pub fn choices(&self, f: &CellFeatures, hints: &[f32; 4], focus: Focus) -> Choices {
         // Naive-Bayes log-likelihoods over correlated features are overconfident: temper.
         const TEMPER: f32 = 0.25;
         let bs = self.building_scores(f);
@@ -1126,20 +1229,8 @@ impl Profile {
                 })
                 .sum()
         };
-        // Catalogue pairs (and the fountain, wall-less).
-        let mut pairs: Vec<(Building, Walls)> = vec![(Building::Fountain, Walls::NONE)];
-        for t in catalogue() {
-            if !pairs.contains(&(t.building, t.walls)) {
-                pairs.push((t.building, t.walls));
-            }
-        }
         let score = |&(b, w): &(Building, Walls)| bs[b as usize] * TEMPER + side_ll(w);
-        let scored: Vec<f32> = pairs.iter().map(score).collect();
-        let best_i = (0..pairs.len())
-            .max_by(|&a, &b| scored[a].total_cmp(&scored[b]))
-            .unwrap_or(0);
-        let (mut building, mut walls) = pairs[best_i];
-        let mut in_catalogue = true;
+        let scored: Vec<f32> = catalogue_pairs().iter().map(score).collect();
         // Unconstrained reading: best building, each side on its own.
         let free_b = Building::ALL[(0..7).max_by(|&a, &b| bs[a].total_cmp(&bs[b])).unwrap_or(0)];
         // The fountain has no walls, whatever its art's borders look like.
@@ -1153,36 +1244,11 @@ impl Profile {
                     .collect::<Vec<_>>(),
             )
         };
-        const NOT_IN_CATALOGUE_MARGIN: f32 = 6.0;
-        if score(&(free_b, free_w)) > scored[best_i] + NOT_IN_CATALOGUE_MARGIN {
-            (building, walls) = (free_b, free_w);
-            in_catalogue = false;
-        }
-        // Confidences: the building marginalised over pairs; each side from its own band.
-        let max = scored.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let mut per_building = [0f32; 7];
-        let mut total = 0f32;
-        for (p, s) in pairs.iter().zip(&scored) {
-            let w = (s - max).exp();
-            per_building[p.0 as usize] += w;
-            total += w;
-        }
-        let building_confidence = if in_catalogue {
-            per_building[building as usize] / total.max(1e-12)
-        } else {
-            0.5
-        };
-        let mut side_confidence = [0f32; 4];
-        for s in Side::ALL {
-            let p_wall = 1.0 / (1.0 + (-odds[s as usize]).exp());
-            side_confidence[s as usize] = if walls.has(s) { p_wall } else { 1.0 - p_wall };
-        }
-        Reading {
-            building,
-            walls,
-            building_confidence,
-            side_confidence,
-            in_catalogue,
+        Choices {
+            scored,
+            odds,
+            free: (free_b, free_w),
+            free_score: score(&(free_b, free_w)),
         }
     }
 

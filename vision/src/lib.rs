@@ -2,9 +2,11 @@
 //! geometry, the scanner, and the synthetic table renderer.
 
 pub mod appearance;
+pub mod assignment;
 pub mod default_profile;
 pub mod eval;
 pub mod geometry;
+pub mod identity;
 pub mod labels;
 pub mod overlay;
 pub mod plane;

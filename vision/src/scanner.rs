@@ -4,9 +4,10 @@
 //! with the appearance profile.
 
 use crate::appearance::{
-    CellFeatures, Profile, Reading, WhiteBalance, deglared, features, sample_patch,
+    CellFeatures, Choices, Profile, Reading, WhiteBalance, deglared, features, sample_patch,
 };
 use crate::geometry::{Homography, Point};
+use crate::identity::one_of_each;
 use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile};
 use crate::plane::{Plane, find_plane};
 use alhambra_engine::{Building, MOST_PLAYERS, Pos, Side, catalogue};
@@ -68,6 +69,9 @@ pub struct FoundTile {
     pub presence: f32,
     /// What the cell looked like, upright (for learning from corrections).
     pub features: CellFeatures,
+    /// What its reading chose from, with its neighbours' word on the shared sides (`None`
+    /// for a tile not read from a photo).
+    pub choices: Option<Choices>,
 }
 
 /// One Alhambra read.
@@ -764,6 +768,7 @@ impl Scanner {
             }
         }
         one_per_player(&mut alhambras);
+        each_printed_tile_once(&mut alhambras);
         if std::env::var_os("ALHAMBRA_TIMING").is_some() {
             eprintln!(
                 "timing: plane and edges {:.1} ms, reading {:.1} ms, {} cell looks",
@@ -1817,6 +1822,7 @@ impl Scanner {
                 corners_px,
                 presence,
                 features: f.turned(turn),
+                choices: None,
             });
         }
         // A side shared by two tiles is seen twice: an unsure reading leans on its
@@ -1844,7 +1850,9 @@ impl Scanner {
             })
             .collect();
         for (t, h) in tiles.iter_mut().zip(&hints) {
-            t.reading = self.profile.read_with(&t.features, h, focus);
+            let choices = self.profile.choices(&t.features, h, focus);
+            t.reading = choices.reading();
+            t.choices = Some(choices);
         }
         // The fountain is (0, 0) by definition: if the cell read as the fountain is another
         // one (the search anchored on a look-alike next to it), renumber from it; with no
@@ -1868,6 +1876,33 @@ impl Scanner {
             tiles,
             light: [1.0; 3],
         })
+    }
+}
+
+/// Reads no printed tile twice on one table (see [`one_of_each`]): where two tiles read as
+/// the same one, the one whose look gives up least is read as its best pair still free.
+fn each_printed_tile_once(alhambras: &mut [FoundAlhambra]) {
+    let read = {
+        let choices: Vec<Option<&Choices>> = alhambras
+            .iter()
+            .flat_map(|a| &a.tiles)
+            .map(|t| {
+                t.choices
+                    .as_ref()
+                    .filter(|_| t.reading.in_catalogue && t.reading.building != Building::Fountain)
+            })
+            .collect();
+        one_of_each(&choices)
+    };
+    for (t, k) in alhambras.iter_mut().flat_map(|a| &mut a.tiles).zip(read) {
+        if let (Some(c), Some(k)) = (&t.choices, k)
+            && k != c.best()
+        {
+            if debugging() {
+                eprintln!("tile at {:?}: read as another printed tile, {k}", t.pos);
+            }
+            t.reading = c.reading_as(k);
+        }
     }
 }
 
@@ -2629,6 +2664,7 @@ mod tests {
                 sides: [[0.0; SIDE_DIMS]; 4],
                 sharpness: 1.0,
             },
+            choices: None,
         }
     }
 

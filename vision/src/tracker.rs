@@ -867,6 +867,7 @@ mod tests {
                 sides: [[0.0; SIDE_DIMS]; 4],
                 sharpness: 1.0,
             },
+            choices: None,
         }
     }
 
