@@ -564,6 +564,20 @@ impl Growth {
 }
 
 /// What an overview of the table shows under one white balance.
+/// What the lattice search at a fountain candidate found.
+enum Fit {
+    /// A fountain: its grid, the pitch found (relative to the profile's), and its rank (ten
+    /// per tile beside it, plus how clearly it reads as the fountain).
+    Anchored {
+        grid: Homography,
+        pitch: f64,
+        rank: f32,
+    },
+    /// No fountain within a cell of the candidate; the lattices the comb found there, with
+    /// their pitches.
+    Unanchored(Vec<(Homography, f64)>),
+}
+
 struct OverviewReading {
     /// Fountain candidates, clearest first.
     candidates: Vec<Candidate>,
@@ -863,6 +877,8 @@ impl Scanner {
         let mut scale: Option<f64> = None;
         // The overview's score of the clearest fountain anchored so far.
         let mut best_anchored = 0f32;
+        // The lattices found at candidates that anchored no fountain.
+        let mut unanchored: Vec<Vec<(Homography, f64)>> = Vec::new();
         for (c, strength) in candidates {
             // Candidates are tried clearest first; far fainter ones than a real fountain of
             // this photo are the table's art and the tiles' (each a lattice search of
@@ -895,11 +911,17 @@ impl Scanner {
             let t = std::time::Instant::now();
             let fitted = self.fit_grid(&view, c, scale)?;
             t_fit += t.elapsed().as_secs_f64() * 1e3;
-            let Some((grid, found_scale, score)) = fitted else {
-                if debug {
-                    eprintln!("candidate at {c_px:?}: no fountain lattice");
+            let (grid, found_scale, score) = match fitted {
+                Fit::Anchored { grid, pitch, rank } => (grid, pitch, rank),
+                Fit::Unanchored(lattices) => {
+                    if debug {
+                        eprintln!("candidate at {c_px:?}: no fountain lattice");
+                    }
+                    if !lattices.is_empty() {
+                        unanchored.push(lattices);
+                    }
+                    continue;
                 }
-                continue;
             };
             let Some(q) = cell_quad(&grid, 0.0, 0.0) else {
                 continue;
@@ -917,6 +939,24 @@ impl Scanner {
                 scale = Some(found_scale);
             }
         }
+        // A candidate may be a tile of an Alhambra (on a blue table a tile's corner looks
+        // like a basin from afar) whose fountain, less clear from afar than its tiles, was
+        // no candidate: once every candidate has had its own look, look for fountains a
+        // few cells along the lattices found at those that anchored none.
+        let t = std::time::Instant::now();
+        for lattices in unanchored {
+            if let Some(grid) = self.fountain_along(&view, &lattices)
+                && let Some(q) = cell_quad(&grid, 0.0, 0.0)
+                && !view.taken(&q)
+            {
+                if debug {
+                    eprintln!("fountain at {:?} found along a lattice", quad_centre(&q));
+                }
+                view.claimed.push((quad_centre(&q), quad_size(&q)));
+                anchors.push(grid);
+            }
+        }
+        t_fit += t.elapsed().as_secs_f64() * 1e3;
         // Fountains are claimed for anchoring only: growth decides the cells.
         view.claimed.clear();
         // All Alhambras grow a ring at a time, each seeing the others' cells as taken:
@@ -1250,15 +1290,14 @@ impl Scanner {
     /// The grid of the Alhambra whose fountain may be near table point `centre`: edge
     /// direction and tile borders give a first lattice; the cell that reads as a fountain
     /// (the one there or a neighbour) becomes (0, 0). `scale`, when known, is the tiles'
-    /// pitch relative to the profile's in this view. Returns the grid, the pitch it found
-    /// (relative to the profile's), and its rank (ten per tile beside the fountain, plus
-    /// how clearly it reads as the fountain).
+    /// pitch relative to the profile's in this view. Without a fountain there, the lattices
+    /// the comb found, for a wider look later.
     fn fit_grid(
         &self,
         view: &View<'_>,
         centre: Point,
         scale: Option<f64>,
-    ) -> Result<Option<(Homography, f64, f32)>, ScanError> {
+    ) -> Result<Fit, ScanError> {
         let pitch0 = f64::from(self.profile.pitch_mm);
         const PX: f64 = 32.0; // window pixels per expected pitch
         let res = PX / pitch0;
@@ -1306,6 +1345,9 @@ impl Scanner {
         // Pitches the comb found (relative to the profile's) whose lattice anchored no
         // fountain: the fallback below tries them centred on the candidate.
         let mut combed: Vec<(f64, f64)> = Vec::new();
+        // The lattices the comb found whose cells around the candidate hold no fountain,
+        // with their pitches (relative to the profile's).
+        let mut unanchored: Vec<(Homography, f64)> = Vec::new();
         // What each direction's window shows (edge profiles, axis tilts) is the same for
         // every range of pitches: measured once.
         let mut looked = Vec::with_capacity(directions.len());
@@ -1341,7 +1383,9 @@ impl Scanner {
                     .after(&window_to_table(centre, angle, res, n))
                     .after(&grid_to_window);
                 let Some((margin, anchored)) = self.anchor_fountain(view, &grid) else {
-                    combed.push((angle, (period_x + period_y) / (2.0 * PX)));
+                    let pitch = (period_x + period_y) / (2.0 * PX);
+                    combed.push((angle, pitch));
+                    unanchored.push((grid, pitch));
                     if debug {
                         eprintln!(
                             "  no fountain at angle {:.1} periods {period_x:.1} {period_y:.1}",
@@ -1404,7 +1448,67 @@ impl Scanner {
                 }
             }
         }
-        Ok(best.map(|(score, g, s)| (g, s, score.0)))
+        Ok(match best {
+            Some((score, grid, pitch)) => Fit::Anchored {
+                grid,
+                pitch,
+                rank: score.0,
+            },
+            None => Fit::Unanchored(unanchored),
+        })
+    }
+
+    /// The fountain found along the first lattices of `lattices` (see
+    /// [`Scanner::fountain_near`]) with the most tiles around it, then the clearest.
+    fn fountain_along(
+        &self,
+        view: &View<'_>,
+        lattices: &[(Homography, f64)],
+    ) -> Option<Homography> {
+        let mut best: Option<(f32, Homography)> = None;
+        for (grid, _) in lattices.iter().take(3) {
+            if let Some((margin, anchored)) = self.fountain_near(view, grid) {
+                let rank = self.neighbours_present(view, &anchored) as f32 * 10.0 + margin.min(9.0);
+                if best.as_ref().is_none_or(|b| rank > b.0) {
+                    best = Some((rank, anchored));
+                }
+            }
+        }
+        best.map(|(_, g)| g)
+    }
+
+    /// The fountain within three cells of the grid's (0, 0): the cell that reads most
+    /// clearly as the fountain, read carefully (see [`Scanner::fountain_cell`]).
+    fn fountain_near(&self, view: &View<'_>, grid: &Homography) -> Option<(f32, Homography)> {
+        const REACH: i32 = 3;
+        let mut pick: Option<(f32, (i32, i32))> = None;
+        for j in -REACH..=REACH {
+            for i in -REACH..=REACH {
+                if i.abs() <= 1 && j.abs() <= 1 {
+                    continue; // looked at already
+                }
+                let Some(q) = cell_quad(grid, f64::from(i), f64::from(j))
+                    .filter(|q| view.inside(q) && !view.taken(q))
+                else {
+                    continue;
+                };
+                let Some(f) = view.features(&q) else { continue };
+                let m = self.fountain_margin(&f);
+                if m > 0.0
+                    && self.profile.tile_distance(&f) <= 1.5 * self.profile.presence_limit
+                    && pick.is_none_or(|p| m > p.0)
+                {
+                    pick = Some((m, (i, j)));
+                }
+            }
+        }
+        let (_, (i, j)) = pick?;
+        let moved = grid.after(&Homography([
+            [1.0, 0.0, f64::from(i)],
+            [0.0, 1.0, f64::from(j)],
+            [0.0, 0.0, 1.0],
+        ]));
+        self.fountain_cell(view, &moved)
     }
 
     /// The grid anchored on its fountain: the cell there or around it reading as the
