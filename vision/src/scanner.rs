@@ -962,7 +962,6 @@ impl Scanner {
         // All Alhambras grow a ring at a time, each seeing the others' cells as taken:
         // a cell between two goes to the one that reaches it first.
         let t = std::time::Instant::now();
-        let mut growths: Vec<Growth> = anchors.into_iter().map(Growth::new).collect();
         // Every cell the other Alhambras hold, for Alhambra `k`.
         let others_cells = |growths: &[Growth], k: usize| -> Vec<(Point, f64)> {
             growths
@@ -972,15 +971,30 @@ impl Scanner {
                 .flat_map(|(_, g)| g.quads.values().map(|q| (quad_centre(q), quad_size(q))))
                 .collect()
         };
-        loop {
-            let mut grew = false;
-            for k in 0..growths.len() {
-                view.claimed = others_cells(&growths, k);
-                grew |= self.grow_ring(&view, &mut growths[k]);
+        let grow_all = |view: &mut View<'_>, anchors: &[Homography]| -> Vec<Growth> {
+            let mut growths: Vec<Growth> = anchors.iter().copied().map(Growth::new).collect();
+            loop {
+                let mut grew = false;
+                for k in 0..growths.len() {
+                    view.claimed = others_cells(&growths, k);
+                    grew |= self.grow_ring(view, &mut growths[k]);
+                }
+                if !grew {
+                    break;
+                }
             }
-            if !grew {
-                break;
+            growths
+        };
+        let mut growths = grow_all(&mut view, &anchors);
+        // A fountain that grew nothing, lying on a cell of another Alhambra's lattice next
+        // to its tiles, was anchored on a lattice turned wrong (tiles all round confuse the
+        // comb), and the other grew into its tiles: anchor it on that lattice and grow all
+        // again, so that each reaches its own tiles first.
+        if self.anchor_on_neighbours(&mut anchors, &growths) {
+            if debug {
+                eprintln!("fountains anchored again on a neighbour's lattice");
             }
+            growths = grow_all(&mut view, &anchors);
         }
         t_grow += t.elapsed().as_secs_f64() * 1e3;
         let mut alhambras: Vec<FoundAlhambra> = Vec::new();
@@ -1456,6 +1470,50 @@ impl Scanner {
             },
             None => Fit::Unanchored(unanchored),
         })
+    }
+
+    /// Re-anchors, in `anchors`, each fountain that grew no tile (per `growths`) and lies
+    /// on a cell of another grown Alhambra's lattice beside one of its tiles, on that
+    /// lattice; whether any was.
+    fn anchor_on_neighbours(&self, anchors: &mut [Homography], growths: &[Growth]) -> bool {
+        let mut moved = false;
+        for (b, grown) in growths.iter().enumerate() {
+            let Some(fountain) = grown.quads.get(&(0, 0)).map(quad_centre) else {
+                continue;
+            };
+            if grown.quads.len() > 1 {
+                continue;
+            }
+            for (a, other) in growths.iter().enumerate() {
+                if a == b || other.quads.len() < 2 {
+                    continue;
+                }
+                let Some(g) = other.grid.inverse().and_then(|inv| inv.apply(fountain)) else {
+                    continue;
+                };
+                let (i, j) = (g[0].round(), g[1].round());
+                let (ci, cj) = (i as i32, j as i32);
+                let beside = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+                    .iter()
+                    .any(|(di, dj)| other.quads.contains_key(&(ci + di, cj + dj)));
+                if (g[0] - i).hypot(g[1] - j) > 0.2
+                    || other.quads.contains_key(&(ci, cj))
+                    || !beside
+                {
+                    continue;
+                }
+                if let Some(anchor) = anchors.get_mut(b) {
+                    *anchor = other.grid.after(&Homography([
+                        [1.0, 0.0, i],
+                        [0.0, 1.0, j],
+                        [0.0, 0.0, 1.0],
+                    ]));
+                    moved = true;
+                }
+                break;
+            }
+        }
+        moved
     }
 
     /// The fountain found along the first lattices of `lattices` (see
