@@ -1493,12 +1493,18 @@ impl Scanner {
                 };
                 let (i, j) = (g[0].round(), g[1].round());
                 let (ci, cj) = (i as i32, j as i32);
+                // Among the other's tiles on two sides or more (a fountain alone beside an
+                // Alhambra touches it on one).
                 let beside = [(1, 0), (-1, 0), (0, 1), (0, -1)]
                     .iter()
-                    .any(|(di, dj)| other.quads.contains_key(&(ci + di, cj + dj)));
+                    .filter(|(di, dj)| other.quads.contains_key(&(ci + di, cj + dj)))
+                    .count();
+                if debugging() {
+                    eprintln!("fountain at {fountain:?}: {beside} sides beside another's tiles");
+                }
                 if (g[0] - i).hypot(g[1] - j) > 0.2
                     || other.quads.contains_key(&(ci, cj))
-                    || !beside
+                    || beside < 2
                 {
                     continue;
                 }
