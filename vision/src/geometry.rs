@@ -71,6 +71,11 @@ impl Homography {
         Homography([[s, 0.0, 0.0], [0.0, s, 0.0], [0.0, 0.0, 1.0]])
     }
 
+    /// A shift by (x, y).
+    pub fn translation(x: f64, y: f64) -> Homography {
+        Homography([[1.0, 0.0, x], [0.0, 1.0, y], [0.0, 0.0, 1.0]])
+    }
+
     /// The homography taking `from` closest to `to` (least squares over all the pairs, exact
     /// for four); `None` when degenerate.
     pub fn fit(from: &[Point], to: &[Point]) -> Option<Homography> {

@@ -563,7 +563,6 @@ impl Growth {
     }
 }
 
-/// What an overview of the table shows under one white balance.
 /// What the lattice search at a fountain candidate found.
 enum Fit {
     /// A fountain: its grid, the pitch found (relative to the profile's), and its rank (ten
@@ -573,11 +572,11 @@ enum Fit {
         pitch: f64,
         rank: f32,
     },
-    /// No fountain within a cell of the candidate; the lattices the comb found there, with
-    /// their pitches.
-    Unanchored(Vec<(Homography, f64)>),
+    /// No fountain within a cell of the candidate; the lattices the comb found there.
+    Unanchored(Vec<Homography>),
 }
 
+/// What an overview of the table shows under one white balance.
 struct OverviewReading {
     /// Fountain candidates, clearest first.
     candidates: Vec<Candidate>,
@@ -635,11 +634,8 @@ fn lattice_to_table(origin: Point, angle: f64, pitch: (f64, f64)) -> Homography 
 /// `angle`, at `res` pixels per table unit, to table coordinates.
 fn window_to_table(centre: Point, angle: f64, res: f64, n: i32) -> Homography {
     let half = f64::from(n) / 2.0;
-    lattice_to_table(centre, angle, (1.0 / res, 1.0 / res)).after(&Homography([
-        [1.0, 0.0, -half],
-        [0.0, 1.0, -half],
-        [0.0, 0.0, 1.0],
-    ]))
+    lattice_to_table(centre, angle, (1.0 / res, 1.0 / res))
+        .after(&Homography::translation(-half, -half))
 }
 
 impl Scanner {
@@ -878,7 +874,7 @@ impl Scanner {
         // The overview's score of the clearest fountain anchored so far.
         let mut best_anchored = 0f32;
         // The lattices found at candidates that anchored no fountain.
-        let mut unanchored: Vec<Vec<(Homography, f64)>> = Vec::new();
+        let mut unanchored: Vec<Vec<Homography>> = Vec::new();
         for (c, strength) in candidates {
             // Candidates are tried clearest first; far fainter ones than a real fountain of
             // this photo are the table's art and the tiles' (each a lattice search of
@@ -986,11 +982,11 @@ impl Scanner {
             growths
         };
         let mut growths = grow_all(&mut view, &anchors);
-        // A fountain that grew nothing, lying on a cell of another Alhambra's lattice next
-        // to its tiles, was anchored on a lattice turned wrong (tiles all round confuse the
+        // A fountain that grew nothing, lying on a cell of another Alhambra's lattice among
+        // its tiles, was anchored on a lattice turned wrong (tiles all round confuse the
         // comb), and the other grew into its tiles: anchor it on that lattice and grow all
         // again, so that each reaches its own tiles first.
-        if self.anchor_on_neighbours(&mut anchors, &growths) {
+        if anchor_on_neighbours(&mut anchors, &growths) {
             if debug {
                 eprintln!("fountains anchored again on a neighbour's lattice");
             }
@@ -1359,9 +1355,8 @@ impl Scanner {
         // Pitches the comb found (relative to the profile's) whose lattice anchored no
         // fountain: the fallback below tries them centred on the candidate.
         let mut combed: Vec<(f64, f64)> = Vec::new();
-        // The lattices the comb found whose cells around the candidate hold no fountain,
-        // with their pitches (relative to the profile's).
-        let mut unanchored: Vec<(Homography, f64)> = Vec::new();
+        // The lattices the comb found whose cells around the candidate hold no fountain.
+        let mut unanchored: Vec<Homography> = Vec::new();
         // What each direction's window shows (edge profiles, axis tilts) is the same for
         // every range of pitches: measured once.
         let mut looked = Vec::with_capacity(directions.len());
@@ -1397,9 +1392,8 @@ impl Scanner {
                     .after(&window_to_table(centre, angle, res, n))
                     .after(&grid_to_window);
                 let Some((margin, anchored)) = self.anchor_fountain(view, &grid) else {
-                    let pitch = (period_x + period_y) / (2.0 * PX);
-                    combed.push((angle, pitch));
-                    unanchored.push((grid, pitch));
+                    combed.push((angle, (period_x + period_y) / (2.0 * PX)));
+                    unanchored.push(grid);
                     if debug {
                         eprintln!(
                             "  no fountain at angle {:.1} periods {period_x:.1} {period_y:.1}",
@@ -1472,65 +1466,11 @@ impl Scanner {
         })
     }
 
-    /// Re-anchors, in `anchors`, each fountain that grew no tile (per `growths`) and lies
-    /// on a cell of another grown Alhambra's lattice beside one of its tiles, on that
-    /// lattice; whether any was.
-    fn anchor_on_neighbours(&self, anchors: &mut [Homography], growths: &[Growth]) -> bool {
-        let mut moved = false;
-        for (b, grown) in growths.iter().enumerate() {
-            let Some(fountain) = grown.quads.get(&(0, 0)).map(quad_centre) else {
-                continue;
-            };
-            if grown.quads.len() > 1 {
-                continue;
-            }
-            for (a, other) in growths.iter().enumerate() {
-                if a == b || other.quads.len() < 2 {
-                    continue;
-                }
-                let Some(g) = other.grid.inverse().and_then(|inv| inv.apply(fountain)) else {
-                    continue;
-                };
-                let (i, j) = (g[0].round(), g[1].round());
-                let (ci, cj) = (i as i32, j as i32);
-                // Among the other's tiles on two sides or more (a fountain alone beside an
-                // Alhambra touches it on one).
-                let beside = [(1, 0), (-1, 0), (0, 1), (0, -1)]
-                    .iter()
-                    .filter(|(di, dj)| other.quads.contains_key(&(ci + di, cj + dj)))
-                    .count();
-                if debugging() {
-                    eprintln!("fountain at {fountain:?}: {beside} sides beside another's tiles");
-                }
-                if (g[0] - i).hypot(g[1] - j) > 0.2
-                    || other.quads.contains_key(&(ci, cj))
-                    || beside < 2
-                {
-                    continue;
-                }
-                if let Some(anchor) = anchors.get_mut(b) {
-                    *anchor = other.grid.after(&Homography([
-                        [1.0, 0.0, i],
-                        [0.0, 1.0, j],
-                        [0.0, 0.0, 1.0],
-                    ]));
-                    moved = true;
-                }
-                break;
-            }
-        }
-        moved
-    }
-
     /// The fountain found along the first lattices of `lattices` (see
     /// [`Scanner::fountain_near`]) with the most tiles around it, then the clearest.
-    fn fountain_along(
-        &self,
-        view: &View<'_>,
-        lattices: &[(Homography, f64)],
-    ) -> Option<Homography> {
+    fn fountain_along(&self, view: &View<'_>, lattices: &[Homography]) -> Option<Homography> {
         let mut best: Option<(f32, Homography)> = None;
-        for (grid, _) in lattices.iter().take(3) {
+        for grid in lattices.iter().take(3) {
             if let Some((margin, anchored)) = self.fountain_near(view, grid) {
                 let rank = self.neighbours_present(view, &anchored) as f32 * 10.0 + margin.min(9.0);
                 if best.as_ref().is_none_or(|b| rank > b.0) {
@@ -1567,12 +1507,10 @@ impl Scanner {
             }
         }
         let (_, (i, j)) = pick?;
-        let moved = grid.after(&Homography([
-            [1.0, 0.0, f64::from(i)],
-            [0.0, 1.0, f64::from(j)],
-            [0.0, 0.0, 1.0],
-        ]));
-        self.fountain_cell(view, &moved)
+        self.fountain_cell(
+            view,
+            &grid.after(&Homography::translation(f64::from(i), f64::from(j))),
+        )
     }
 
     /// The grid anchored on its fountain: the cell there or around it reading as the
@@ -1581,11 +1519,7 @@ impl Scanner {
     /// shifts are tried too.
     fn anchor_fountain(&self, view: &View<'_>, grid: &Homography) -> Option<(f32, Homography)> {
         for (sx, sy) in [(0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5)] {
-            let shifted = grid.after(&Homography([
-                [1.0, 0.0, sx],
-                [0.0, 1.0, sy],
-                [0.0, 0.0, 1.0],
-            ]));
+            let shifted = grid.after(&Homography::translation(sx, sy));
             if let Some(found) = self.fountain_cell(view, &shifted) {
                 return Some(found);
             }
@@ -2045,6 +1979,50 @@ impl Scanner {
             light: [1.0; 3],
         })
     }
+}
+
+/// Re-anchors, in `anchors`, each fountain that grew no tile (per `growths`) and lies
+/// on a cell of another grown Alhambra's lattice with that Alhambra's tiles on two
+/// sides or more, on that lattice; whether any was.
+fn anchor_on_neighbours(anchors: &mut [Homography], growths: &[Growth]) -> bool {
+    let mut moved = false;
+    for (b, grown) in growths.iter().enumerate() {
+        let Some(fountain) = grown.quads.get(&(0, 0)).map(quad_centre) else {
+            continue;
+        };
+        if grown.quads.len() > 1 {
+            continue;
+        }
+        for (a, other) in growths.iter().enumerate() {
+            if a == b || other.quads.len() < 2 {
+                continue;
+            }
+            let Some(g) = other.grid.inverse().and_then(|inv| inv.apply(fountain)) else {
+                continue;
+            };
+            let (i, j) = (g[0].round(), g[1].round());
+            let (ci, cj) = (i as i32, j as i32);
+            // Among the other's tiles on two sides or more (a fountain alone beside an
+            // Alhambra touches it on one).
+            let beside = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+                .iter()
+                .filter(|(di, dj)| other.quads.contains_key(&(ci + di, cj + dj)))
+                .count();
+            if debugging() {
+                eprintln!("fountain at {fountain:?}: {beside} sides beside another's tiles");
+            }
+            if (g[0] - i).hypot(g[1] - j) > 0.2 || other.quads.contains_key(&(ci, cj)) || beside < 2
+            {
+                continue;
+            }
+            if let Some(anchor) = anchors.get_mut(b) {
+                *anchor = other.grid.after(&Homography::translation(i, j));
+                moved = true;
+            }
+            break;
+        }
+    }
+    moved
 }
 
 /// Reads no printed tile twice on one table (see [`one_of_each`]): where two tiles read as
@@ -2935,6 +2913,36 @@ mod tests {
         assert!(growth.abuts((0, -1), &cell_at([201.0, 160.0], 0.0)));
         // No cell found beside it.
         assert!(!growth.abuts((2, 0), &cell_at([280.0, 200.0], 0.0)));
+    }
+
+    #[test]
+    fn a_fountain_among_anothers_tiles_is_anchored_on_that_lattice_and_one_beside_is_not() {
+        // Alhambra A: 40-pixel cells from (200, 200), tiles at (0, 0) and around (2, 1).
+        let a_grid = Homography([[40.0, 0.0, 200.0], [0.0, 40.0, 200.0], [0.0, 0.0, 1.0]]);
+        let mut a = Growth::new(a_grid);
+        for cell in [(0, 0), (1, 0), (2, 0), (1, 1), (3, 1), (0, 2)] {
+            let c = [
+                200.0 + 40.0 * f64::from(cell.0),
+                200.0 + 40.0 * f64::from(cell.1),
+            ];
+            a.quads.insert(cell, cell_at(c, 0.0));
+        }
+        // A fountain alone at A's cell (2, 1), tiles of A on three sides, its own lattice
+        // turned 30 degrees; another alone at (-1, 2), A's tile on one side.
+        let among = Homography([[34.6, -20.0, 280.0], [20.0, 34.6, 240.0], [0.0, 0.0, 1.0]]);
+        let beside = Homography([[34.6, -20.0, 160.0], [20.0, 34.6, 280.0], [0.0, 0.0, 1.0]]);
+        let alone = |grid: Homography| {
+            let mut g = Growth::new(grid);
+            let centre = [grid.0[0][2], grid.0[1][2]];
+            g.quads.insert((0, 0), cell_at(centre, 0.52));
+            g
+        };
+        let growths = vec![a, alone(among), alone(beside)];
+        let mut anchors = vec![a_grid, among, beside];
+        assert!(anchor_on_neighbours(&mut anchors, &growths));
+        assert_eq!(anchors[0], a_grid);
+        assert_eq!(anchors[1], a_grid.after(&Homography::translation(2.0, 1.0)));
+        assert_eq!(anchors[2], beside);
     }
 
     /// A grey window with tile borders every `pitch` pixels (phase `phase`) along the axes
