@@ -2047,7 +2047,20 @@ fn each_printed_tile_once(alhambras: &mut [FoundAlhambra]) {
             if debugging() {
                 eprintln!("tile at {:?}: read as another printed tile, {k}", t.pos);
             }
-            t.reading = c.reading_as(k);
+            // The table, not the look, decided what changed: an even confidence there (still
+            // one to look at again), not the look's near-certain "no".
+            let own = c.reading();
+            let mut reading = c.reading_as(k);
+            for side in Side::ALL {
+                if reading.walls.has(side) != own.walls.has(side) {
+                    let p = &mut reading.side_confidence[side as usize];
+                    *p = p.max(0.5);
+                }
+            }
+            if reading.building != own.building {
+                reading.building_confidence = reading.building_confidence.max(0.5);
+            }
+            t.reading = reading;
         }
     }
 }
