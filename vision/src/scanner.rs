@@ -2049,7 +2049,7 @@ fn each_printed_tile_once(alhambras: &mut [FoundAlhambra]) {
             }
             // The table, not the look, decided what changed: an even confidence there (still
             // one to look at again), not the look's near-certain "no".
-            let own = c.reading();
+            let own = &t.reading;
             let mut reading = c.reading_as(k);
             for side in Side::ALL {
                 if reading.walls.has(side) != own.walls.has(side) {
