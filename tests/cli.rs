@@ -127,6 +127,30 @@ fn check_holes_by_default_and_under_the_house_rule() {
 }
 
 #[test]
+fn check_and_score_end_quietly_when_the_reader_has_gone() {
+    let layout = fixture("layouts/legal.json");
+    let game = fixture("games/three_players.json");
+    let runs: [&[&str]; 4] = [
+        &["check", arg(&layout)],
+        &["check", arg(&layout), "--json"],
+        &["score", arg(&game), "--round", "3"],
+        &["score", arg(&game), "--round", "3", "--json"],
+    ];
+    for args in runs {
+        // A pipe whose reading end is closed before the command writes (`... | head -c0`).
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let o = Command::new(env!("CARGO_BIN_EXE_alhambra"))
+            .args(args)
+            .stdout(writer)
+            .output()
+            .expect("the binary runs");
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
 fn check_can_fail_on_a_finding_when_asked() {
     let path = fixture("layouts/unreachable.json");
     let o = alhambra(&[

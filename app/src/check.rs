@@ -3,8 +3,10 @@
 use crate::Outcome;
 use crate::cli::{CheckArgs, HoleArg};
 use crate::input::read_json;
+use crate::output;
 use alhambra_engine::{CheckReport, HoleRule, LayoutFile, Rules, picture};
 use anyhow::{Context, Result};
+use std::fmt::Write as _;
 
 /// Checks the layout and prints the report or the JSON.
 pub fn run(args: &CheckArgs) -> Result<Outcome> {
@@ -18,22 +20,26 @@ pub fn run(args: &CheckArgs) -> Result<Outcome> {
         .with_context(|| args.layout.display().to_string())?
         .with_rules(Rules { holes });
     let report = CheckReport::of(&alhambra);
+    // Built whole, then written once: a reader that has gone away ends it quietly.
+    let mut text = String::new();
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        text = serde_json::to_string(&report)? + "\n";
     } else {
-        print!("{}", picture::draw(&alhambra));
+        text += &picture::draw(&alhambra);
         if report.legal {
-            println!(
+            let _ = writeln!(
+                text,
                 "legal: {} tiles, every placement rule holds",
                 alhambra.len()
             );
         } else {
-            println!("illegal: {} violation(s)", report.violations.len());
+            let _ = writeln!(text, "illegal: {} violation(s)", report.violations.len());
             for v in &report.violations {
-                println!("  {:<15} {}", v.rule.name(), v.message);
+                let _ = writeln!(text, "  {:<15} {}", v.rule.name(), v.message);
             }
         }
     }
+    output::print(&text)?;
     Ok(if !report.legal && args.fail_if_illegal {
         Outcome::Finding
     } else {

@@ -3,6 +3,7 @@
 use crate::Outcome;
 use crate::cli::ScoreArgs;
 use crate::input::read_json;
+use crate::output;
 use alhambra_engine::{Alhambra, Building, GameFile, ScoringRound, score_round};
 use anyhow::{Context, Result};
 
@@ -17,9 +18,9 @@ pub fn run(args: &ScoreArgs) -> Result<Outcome> {
     let refs: Vec<(&str, &Alhambra)> = players.iter().map(|(n, a)| (n.as_str(), a)).collect();
     let score = score_round(round, &refs);
     if args.json {
-        println!("{}", serde_json::to_string(&score)?);
+        output::print(&(serde_json::to_string(&score)? + "\n"))?;
     } else {
-        print!("{}", table(&score));
+        output::print(&table(&score))?;
     }
     for ((name, alhambra), s) in players.iter().zip(&score.players) {
         let broken = alhambra.check().len();

@@ -103,7 +103,9 @@ impl Change {
 }
 
 fn in_reach(pos: Pos) -> bool {
-    pos.x.abs() <= MAX_REACH && pos.y.abs() <= MAX_REACH
+    // `unsigned_abs`: `i32::MIN.abs()` overflows (a file may hold any i32).
+    pos.x.unsigned_abs() <= MAX_REACH.unsigned_abs()
+        && pos.y.unsigned_abs() <= MAX_REACH.unsigned_abs()
 }
 
 impl Alhambra {
@@ -427,6 +429,17 @@ mod tests {
                 .any(|v| v.rule == Rule::WallMismatch && v.pos == Pos::new(0, 1))
         );
         assert_eq!(a, before);
+    }
+
+    #[test]
+    fn a_cell_at_the_ends_of_the_integers_is_out_of_reach_not_a_panic() {
+        for pos in [Pos::new(i32::MIN, 0), Pos::new(0, i32::MIN), Pos::new(i32::MAX, 1)] {
+            let layout = [(Pos::ORIGIN, Piece::FOUNTAIN), (pos, piece(Building::Garden, "-"))];
+            assert_eq!(
+                Alhambra::from_pieces(layout),
+                Err(LayoutError::OutOfReach(pos))
+            );
+        }
     }
 
     #[test]

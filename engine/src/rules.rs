@@ -108,10 +108,11 @@ struct Grid {
     width: i32,
     height: i32,
     /// Index into the Alhambra's tile list, or `EMPTY`.
-    cells: Vec<u16>,
+    cells: Vec<u32>,
 }
 
-const EMPTY: u16 = u16::MAX;
+// u32: a layout within reach holds up to 257 x 257 cells, more than u16 counts.
+const EMPTY: u32 = u32::MAX;
 
 impl Grid {
     fn new(tiles: &[(Pos, crate::alhambra::Piece)]) -> Grid {
@@ -127,7 +128,7 @@ impl Grid {
         let (width, height) = (hi.x - lo.x + 3, hi.y - lo.y + 3);
         let mut cells = vec![EMPTY; (width * height) as usize];
         for (i, &(p, _)) in tiles.iter().enumerate() {
-            cells[((p.y - y0) * width + (p.x - x0)) as usize] = i as u16;
+            cells[((p.y - y0) * width + (p.x - x0)) as usize] = i as u32;
         }
         Grid {
             x0,
@@ -144,7 +145,7 @@ impl Grid {
             .then(|| (cy * self.width + cx) as usize)
     }
 
-    fn at(&self, p: Pos) -> u16 {
+    fn at(&self, p: Pos) -> u32 {
         self.index(p).map_or(EMPTY, |i| self.cells[i])
     }
 
@@ -202,7 +203,7 @@ pub fn check(alhambra: &Alhambra) -> Vec<Violation> {
             if n == EMPTY {
                 continue;
             }
-            let (np, other) = tiles[usize::from(n)];
+            let (np, other) = tiles[n as usize];
             if piece.walls.has(side) != other.walls.has(side.opposite()) {
                 let message = if piece.walls.has(side) {
                     format!(
@@ -231,13 +232,13 @@ pub fn check(alhambra: &Alhambra) -> Vec<Violation> {
             let (p, piece) = tiles[i];
             for side in Side::ALL {
                 let n = grid.at(p.neighbour(side));
-                if n == EMPTY || reached[usize::from(n)] {
+                if n == EMPTY || reached[n as usize] {
                     continue;
                 }
-                let other = tiles[usize::from(n)].1;
+                let other = tiles[n as usize].1;
                 if !piece.walls.has(side) && !other.walls.has(side.opposite()) {
-                    reached[usize::from(n)] = true;
-                    queue.push_back(usize::from(n));
+                    reached[n as usize] = true;
+                    queue.push_back(n as usize);
                 }
             }
         }
@@ -329,6 +330,21 @@ mod tests {
     #[test]
     fn a_lone_fountain_is_legal() {
         assert!(Alhambra::new().is_legal());
+    }
+
+    #[test]
+    fn every_cell_within_reach_filled_is_legal() {
+        // More tiles than a u16 index counts: every one is still reached.
+        let r = crate::alhambra::MAX_REACH;
+        let full = Alhambra::from_pieces((-r..=r).flat_map(|y| {
+            (-r..=r).map(move |x| {
+                let b = if (x, y) == (0, 0) { F } else { G };
+                (Pos::new(x, y), Piece::new(b, Walls::NONE))
+            })
+        }))
+        .expect("well-formed layout");
+        assert!(full.len() > usize::from(u16::MAX));
+        assert_eq!(rules_of(&full.check()), vec![]);
     }
 
     #[test]
