@@ -2,6 +2,7 @@
 //! a chessboard (or ChArUco board), saved as the camera file of CONTRACTS.md.
 
 use crate::Outcome;
+use crate::output::say;
 use alhambra_calibration::{BoardSize, IntrinsicsOptions, Pattern, calibrate_photos};
 use anyhow::Result;
 use std::path::PathBuf;
@@ -63,45 +64,49 @@ pub fn run(args: &IntrinsicsArgs) -> Result<Outcome> {
         .max()
         .unwrap_or(0);
     for p in &report.used {
-        println!(
+        say!(
             "{:<width$}  rms {:.3} px  ({} corners)",
             p.name.display().to_string(),
             p.rms_px,
             p.corners
-        );
+        )?;
     }
     for s in &report.skipped {
-        println!(
+        say!(
             "{:<width$}  skipped: {}",
             s.name.display().to_string(),
             s.reason
-        );
+        )?;
     }
     let cam = &report.camera;
     let (fx, fy, cx, cy) = cam.intrinsics();
     let d = cam.distortion;
-    println!(
+    say!(
         "calibrated from {} of {} photos at {}x{}",
         report.used.len(),
         args.images.len(),
         cam.image_size[0],
         cam.image_size[1]
-    );
-    println!("fx {fx:.2}  fy {fy:.2}  cx {cx:.2}  cy {cy:.2}  (pixels)");
-    println!(
+    )?;
+    say!("fx {fx:.2}  fy {fy:.2}  cx {cx:.2}  cy {cy:.2}  (pixels)")?;
+    say!(
         "distortion k1 {:.4}  k2 {:.4}  p1 {:.5}  p2 {:.5}  k3 {:.4}",
-        d[0], d[1], d[2], d[3], d[4]
-    );
-    println!(
+        d[0],
+        d[1],
+        d[2],
+        d[3],
+        d[4]
+    )?;
+    say!(
         "board coverage {:.0}% of the frame, tilt spread {:.0} degrees",
         report.coverage * 100.0,
         report.tilt_spread_deg
-    );
-    println!("RMS reprojection error {:.3} px", cam.rms_px);
+    )?;
+    say!("RMS reprojection error {:.3} px", cam.rms_px)?;
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
     cam.save(&args.out)?;
-    println!("wrote {}", args.out.display());
+    say!("wrote {}", args.out.display())?;
     Ok(Outcome::Done)
 }

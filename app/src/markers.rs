@@ -2,6 +2,7 @@
 //! at true scale as PNG or PDF, with a sidecar JSON recording the sizes.
 
 use crate::Outcome;
+use crate::output::say;
 use alhambra_calibration::{MarkerSheet, Paper, SheetOptions};
 use anyhow::Result;
 use std::path::PathBuf;
@@ -46,18 +47,22 @@ pub fn run(args: &MarkersArgs) -> Result<Outcome> {
     })?;
     let sidecar = sheet.write(&args.out)?;
     let info = &sheet.info;
-    println!(
+    say!(
         "wrote {} ({} paper, {} dpi) and {}",
         args.out.display(),
         info.paper,
         info.dpi,
         sidecar.display()
-    );
-    println!(
+    )?;
+    say!(
         "markers: {} ids {:?}, {} mm wide; chessboard {} inner corners, {} mm squares",
-        info.dictionary, info.marker_ids, info.marker_mm, info.chessboard, info.square_mm
-    );
-    println!("print at 100% (actual size, not \"fit to page\") and check the 100 mm ruler");
-    println!("{}", serde_json::to_string(&sheet.info)?);
+        info.dictionary,
+        info.marker_ids,
+        info.marker_mm,
+        info.chessboard,
+        info.square_mm
+    )?;
+    say!("print at 100% (actual size, not \"fit to page\") and check the 100 mm ruler")?;
+    say!("{}", serde_json::to_string(&sheet.info)?)?;
     Ok(Outcome::Done)
 }

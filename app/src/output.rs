@@ -12,3 +12,12 @@ pub fn print(text: &str) -> Result<()> {
         other => other.context("cannot write to stdout"),
     }
 }
+
+/// `println!` through [`print`]: a closed pipe ends the output quietly, other write
+/// errors are returned.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::output::print(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+pub(crate) use say;

@@ -433,8 +433,15 @@ mod tests {
 
     #[test]
     fn a_cell_at_the_ends_of_the_integers_is_out_of_reach_not_a_panic() {
-        for pos in [Pos::new(i32::MIN, 0), Pos::new(0, i32::MIN), Pos::new(i32::MAX, 1)] {
-            let layout = [(Pos::ORIGIN, Piece::FOUNTAIN), (pos, piece(Building::Garden, "-"))];
+        for pos in [
+            Pos::new(i32::MIN, 0),
+            Pos::new(0, i32::MIN),
+            Pos::new(i32::MAX, 1),
+        ] {
+            let layout = [
+                (Pos::ORIGIN, Piece::FOUNTAIN),
+                (pos, piece(Building::Garden, "-")),
+            ];
             assert_eq!(
                 Alhambra::from_pieces(layout),
                 Err(LayoutError::OutOfReach(pos))
