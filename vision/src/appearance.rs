@@ -1106,6 +1106,50 @@ impl Profile {
             .fold(f32::INFINITY, f32::min)
     }
 
+    /// This profile with its buildings' looks moved towards those of tiles read in one
+    /// photo (`tiles`: upright features and the building read, each sure of it): each
+    /// building's mean towards the mean of its own tiles there (as if the profile's were
+    /// `prior` tiles more), the buildings no tile showed by the tiles' mean offset from
+    /// their buildings (a light, a focus, an edition's colours the profile was not
+    /// learned under). `None` with fewer than `least` tiles.
+    pub fn adapted<'a>(
+        &self,
+        tiles: impl Iterator<Item = (&'a CellFeatures, Building)>,
+        prior: f32,
+        least: usize,
+    ) -> Option<Profile> {
+        let mut sums = vec![([0f32; BLOCK_DIMS], 0f32); self.buildings.len()];
+        let mut shift = [0f32; BLOCK_DIMS];
+        let mut count = 0usize;
+        for (f, b) in tiles {
+            let Some(Some(g)) = self.buildings.get(b as usize) else {
+                continue;
+            };
+            let (sum, n) = &mut sums[b as usize];
+            for (k, x) in f.blocks.iter().enumerate() {
+                sum[k] += x;
+                shift[k] += x - g.mean.get(k).copied().unwrap_or(*x);
+            }
+            *n += 1.0;
+            count += 1;
+        }
+        if count < least {
+            return None;
+        }
+        let mut out = self.clone();
+        for (g, (sum, n)) in out.buildings.iter_mut().zip(&sums) {
+            let Some(g) = g else { continue };
+            for (k, m) in g.mean.iter_mut().enumerate().take(BLOCK_DIMS) {
+                *m = if *n > 0.0 {
+                    (prior * *m + sum[k]) / (prior + n)
+                } else {
+                    *m + shift[k] / count as f32
+                };
+            }
+        }
+        Some(out)
+    }
+
     /// Whether a cell holds a tile (any building), with how alike it is (lower: more).
     /// Tries the four quarter turns. A tile must look more like some building than like
     /// the empty cells around Alhambras, and not be far from every building.
@@ -1389,6 +1433,45 @@ mod tests {
         .expect("square");
         let (a, b) = (49.5, 145.5);
         (frame, [[a, a], [b, a], [b, b], [a, b]])
+    }
+
+    #[test]
+    fn a_profile_adapts_to_the_tiles_of_a_photo() {
+        let profile = crate::default_profile::default_profile().expect("built-in profile");
+        let mean = |p: &Profile, b: Building| {
+            p.buildings[b as usize]
+                .as_ref()
+                .map(|g| g.mean[..BLOCK_DIMS].to_vec())
+                .expect("a model")
+        };
+        // Two gardens, each 0.03 brighter in every block than the profile's gardens.
+        let mut f = CellFeatures {
+            blocks: [0.0; BLOCK_DIMS],
+            sides: [[0.0; SIDE_DIMS]; 4],
+            sharpness: 1.0,
+        };
+        for (x, m) in f.blocks.iter_mut().zip(mean(&profile, Building::Garden)) {
+            *x = m + 0.03;
+        }
+        let tiles = [(&f, Building::Garden), (&f, Building::Garden)];
+        assert!(profile.adapted(tiles.into_iter(), 2.0, 3).is_none());
+        let adapted = profile
+            .adapted(tiles.into_iter(), 2.0, 2)
+            .expect("enough tiles");
+        // The gardens half way (the profile counts as two tiles), every other building by
+        // the whole offset the photo's tiles showed.
+        for (a, m) in mean(&adapted, Building::Garden)
+            .iter()
+            .zip(mean(&profile, Building::Garden))
+        {
+            assert!((a - m - 0.015).abs() < 1e-5, "{a} {m}");
+        }
+        for (a, m) in mean(&adapted, Building::Tower)
+            .iter()
+            .zip(mean(&profile, Building::Tower))
+        {
+            assert!((a - m - 0.03).abs() < 1e-5, "{a} {m}");
+        }
     }
 
     #[test]

@@ -235,6 +235,14 @@ impl EdgeMap {
     }
 }
 
+/// What one reading of the table found: the Alhambras, the fountains they grew from, and
+/// the table's colour (what growing again from those fountains needs).
+struct TableReading {
+    alhambras: Vec<FoundAlhambra>,
+    anchors: Vec<Homography>,
+    table: Option<[f32; 3]>,
+}
+
 /// A frame prepared for reading: the image, the plane, the white balance, the edges.
 struct View<'a> {
     frame: &'a Mat,
@@ -250,6 +258,15 @@ struct View<'a> {
     /// are anchored, the fountains found so far; while an Alhambra grows, the others' cells.
     claimed: Vec<(Point, f64)>,
 }
+
+/// How many tiles the profile's own look of each building counts for against the tiles
+/// of a photo when it is adapted to the photo.
+const ADAPTED_PRIOR: f32 = 2.0;
+/// The fewest tiles read surely that the profile is adapted to.
+const ADAPTED_LEAST: usize = 8;
+/// How many more tiles an Alhambra grown again under the adapted profile must have to
+/// replace the one read first (see `take_much_larger`).
+const ADAPTED_GAIN: usize = 2;
 
 /// A cell more than this share of which looks like the bare table holds no tile.
 const TABLE_SHARE_LIMIT: f32 = 0.7;
@@ -719,15 +736,27 @@ impl Scanner {
                 })
                 .collect()
         };
-        let mut alhambras: Vec<FoundAlhambra> = Vec::new();
+        let mut reading: Option<TableReading> = None;
         let mut through = image_to_table;
         for plane in &planes {
             let found = self.read_table(frame, &edges, *plane, markers, white)?;
-            if count(&found) > count(&alhambras) {
-                alhambras = found;
+            if count(&found.alhambras) > reading.as_ref().map_or(0, |r| count(&r.alhambras)) {
+                reading = Some(found);
                 through = *plane;
             }
         }
+        let grown = |a: &[FoundAlhambra]| a.iter().filter(|x| x.tiles.len() >= 2).count();
+        let mut reading = reading.unwrap_or(TableReading {
+            alhambras: Vec::new(),
+            anchors: Vec::new(),
+            table: None,
+        });
+        if let Some(again) =
+            self.adapted_reading(frame, &edges, through, markers, white, &reading)?
+        {
+            take_much_larger(&mut reading.alhambras, again);
+        }
+        let mut alhambras = reading.alhambras;
         // The Alhambras read tell the light they are under: when those with tiles agree
         // it is well off the white balance, a fountain not anchored under the white balance
         // may be under that light too. Read again under it.
@@ -737,8 +766,9 @@ impl Scanner {
                 white[1] * light[1],
                 white[2] * light[2],
             ];
-            let again = self.read_table(frame, &edges, through, markers, white)?;
-            let grown = |a: &[FoundAlhambra]| a.iter().filter(|x| x.tiles.len() >= 2).count();
+            let again = self
+                .read_table(frame, &edges, through, markers, white)?
+                .alhambras;
             if debugging() {
                 eprintln!(
                     "photo light {light:?}: {} Alhambras, {} tiles (was {}, {})",
@@ -769,7 +799,9 @@ impl Scanner {
             }
             if let Some((_, cast, plane)) = likeliest {
                 let white = [white[0] * cast[0], white[1] * cast[1], white[2] * cast[2]];
-                let again = self.read_table(frame, &edges, plane, markers, white)?;
+                let again = self
+                    .read_table(frame, &edges, plane, markers, white)?
+                    .alhambras;
                 // Only tiles around a fountain vouch for the cast: more fountains alone
                 // under it may be the cast making the table's art look like fountains.
                 if again.iter().any(|a| a.tiles.len() >= 2) && count(&again) > count(&alhambras) {
@@ -791,6 +823,74 @@ impl Scanner {
             plane: plane_source,
             alhambras,
         })
+    }
+
+    /// The Alhambras grown again from the fountains of `reading`, with the profile moved
+    /// towards how the tiles it read surely look in this photo (see [`Profile::adapted`]);
+    /// `None` when too few were read surely to tell.
+    fn adapted_reading(
+        &self,
+        frame: &Mat,
+        edges: &EdgeMap,
+        image_to_table: Homography,
+        markers: bool,
+        white: WhiteBalance,
+        reading: &TableReading,
+    ) -> Result<Option<Vec<FoundAlhambra>>, ScanError> {
+        let limit = self.profile.presence_limit;
+        let sure = reading
+            .alhambras
+            .iter()
+            .flat_map(|a| &a.tiles)
+            .filter(|t| t.reading.building_confidence >= 0.9 && t.presence <= limit)
+            .map(|t| (&t.features, t.reading.building));
+        let Some(profile) = self.profile.adapted(sure, ADAPTED_PRIOR, ADAPTED_LEAST) else {
+            return Ok(None);
+        };
+        let Some(mut view) = View::new(frame, edges, &image_to_table, markers, white) else {
+            return Ok(None);
+        };
+        view.table = reading.table;
+        // Growing again costs about a third of a reading: only when some empty cell beside
+        // an Alhambra's tiles would now hold one (one look at each; a fountain read alone
+        // is not grown again, see `take_much_larger`).
+        let now_a_tile = |f: &CellFeatures| profile.presence(f).0 && !self.profile.presence(f).0;
+        let promising = reading
+            .alhambras
+            .iter()
+            .filter(|a| a.tiles.len() >= 2)
+            .any(|a| {
+                let Some(to_grid) = a.grid.inverse() else {
+                    return false;
+                };
+                let cells: HashSet<(i32, i32)> = a
+                    .tiles
+                    .iter()
+                    .filter_map(|t| to_grid.apply(quad_centre(&t.corners_px)))
+                    .map(|g| (g[0].round() as i32, g[1].round() as i32))
+                    .collect();
+                cells.iter().any(|&(i, j)| {
+                    [(1, 0), (-1, 0), (0, 1), (0, -1)].iter().any(|(di, dj)| {
+                        let n = (i + di, j + dj);
+                        !cells.contains(&n)
+                            && cell_quad(&a.grid, f64::from(n.0), f64::from(n.1))
+                                .filter(|q| {
+                                    view.inside(q) && view.table_share(q) <= TABLE_SHARE_LIMIT
+                                })
+                                .and_then(|q| view.features(&q))
+                                .is_some_and(|f| now_a_tile(&f))
+                    })
+                })
+            });
+        if !promising {
+            return Ok(None);
+        }
+        let adapted = Scanner {
+            profile,
+            options: self.options.clone(),
+        };
+        let mut anchors = reading.anchors.clone();
+        Ok(Some(adapted.grow_from(&mut view, &mut anchors)))
     }
 
     /// The colour cast (channel gains, B G R) under which the clearest fountain candidate's
@@ -855,14 +955,18 @@ impl Scanner {
         image_to_table: Homography,
         markers: bool,
         white: WhiteBalance,
-    ) -> Result<Vec<FoundAlhambra>, ScanError> {
+    ) -> Result<TableReading, ScanError> {
         let Some(mut view) = View::new(frame, edges, &image_to_table, markers, white) else {
-            return Ok(Vec::new());
+            return Ok(TableReading {
+                alhambras: Vec::new(),
+                anchors: Vec::new(),
+                table: None,
+            });
         };
         let timing = std::time::Instant::now();
         let (candidates, table) = self.fountain_candidates(&view, &image_to_table)?;
         let debug = debugging();
-        let (mut t_fit, mut t_grow) = (0.0, 0.0);
+        let mut t_fit = 0.0;
         let t_candidates = timing.elapsed().as_secs_f64() * 1e3;
         view.table = table;
         // Every fountain first, then the Alhambras around them: a tile between two
@@ -953,11 +1057,33 @@ impl Scanner {
             }
         }
         t_fit += t.elapsed().as_secs_f64() * 1e3;
+        t_fit += t.elapsed().as_secs_f64() * 1e3;
+        let t = std::time::Instant::now();
+        let mut grown_from = anchors.clone();
+        let alhambras = self.grow_from(&mut view, &mut grown_from);
+        let t_grow = t.elapsed().as_secs_f64() * 1e3;
+        if std::env::var_os("ALHAMBRA_TIMING").is_some() {
+            eprintln!(
+                "timing: fountain candidates {t_candidates:.1} ms, lattice fits {t_fit:.1} ms, \
+                 growing {t_grow:.1} ms"
+            );
+        }
+        Ok(TableReading {
+            alhambras,
+            anchors,
+            table: view.table,
+        })
+    }
+
+    /// Grows an Alhambra from each fountain of `anchors` (a fountain that grew nothing
+    /// among another's tiles is anchored again on that one's lattice, in `anchors`) and
+    /// reads it, under the light its tiles tell.
+    fn grow_from(&self, view: &mut View<'_>, anchors: &mut [Homography]) -> Vec<FoundAlhambra> {
+        let debug = debugging();
         // Fountains are claimed for anchoring only: growth decides the cells.
         view.claimed.clear();
         // All Alhambras grow a ring at a time, each seeing the others' cells as taken:
         // a cell between two goes to the one that reaches it first.
-        let t = std::time::Instant::now();
         // Every cell the other Alhambras hold, for Alhambra `k`.
         let others_cells = |growths: &[Growth], k: usize| -> Vec<(Point, f64)> {
             growths
@@ -981,23 +1107,21 @@ impl Scanner {
             }
             growths
         };
-        let mut growths = grow_all(&mut view, &anchors);
+        let mut growths = grow_all(view, anchors);
         // A fountain that grew nothing, lying on a cell of another Alhambra's lattice among
         // its tiles, was anchored on a lattice turned wrong (tiles all round confuse the
         // comb), and the other grew into its tiles: anchor it on that lattice and grow all
         // again, so that each reaches its own tiles first.
-        if anchor_on_neighbours(&mut anchors, &growths) {
+        if anchor_on_neighbours(anchors, &growths) {
             if debug {
                 eprintln!("fountains anchored again on a neighbour's lattice");
             }
-            growths = grow_all(&mut view, &anchors);
+            growths = grow_all(view, anchors);
         }
-        t_grow += t.elapsed().as_secs_f64() * 1e3;
         let mut alhambras: Vec<FoundAlhambra> = Vec::new();
         for k in 0..growths.len() {
-            let t = std::time::Instant::now();
             view.claimed = others_cells(&growths, k);
-            if let Some(mut found) = self.finish(&view, &growths[k]) {
+            if let Some(mut found) = self.finish(view, &growths[k]) {
                 // The light on this Alhambra: if its tiles, read as what they are, say the
                 // colours are off from the profile's, read it again with them corrected
                 // (what the marker paper cannot tell: a warm lamp, a coloured shadow).
@@ -1010,10 +1134,10 @@ impl Scanner {
                 // from tiles not found). If some light makes its neighbours tiles, grow
                 // again under it.
                 if found.tiles.len() == 1
-                    && let Some(cast) = self.neighbours_cast(&view, &found.grid)
+                    && let Some(cast) = self.neighbours_cast(view, &found.grid)
                 {
                     view.white = [plain[0] * cast[0], plain[1] * cast[1], plain[2] * cast[2]];
-                    if let Some(again) = self.grow(&view, found.grid)
+                    if let Some(again) = self.grow(view, found.grid)
                         && again.tiles.len() > found.tiles.len()
                     {
                         found = again;
@@ -1035,7 +1159,7 @@ impl Scanner {
                         plain[1] * gains[1],
                         plain[2] * gains[2],
                     ];
-                    let again = self.grow(&view, found.grid);
+                    let again = self.grow(view, found.grid);
                     if let Some(again) = again
                         && again.tiles.len() >= found.tiles.len()
                     {
@@ -1053,15 +1177,8 @@ impl Scanner {
                 }
                 alhambras.push(found);
             }
-            t_grow += t.elapsed().as_secs_f64() * 1e3;
         }
-        if std::env::var_os("ALHAMBRA_TIMING").is_some() {
-            eprintln!(
-                "timing: fountain candidates {t_candidates:.1} ms, lattice fits {t_fit:.1} ms, \
-                 growing {t_grow:.1} ms"
-            );
-        }
-        Ok(alhambras)
+        alhambras
     }
 
     /// Table points that may be fountain centres, most likely first: local maxima of the
@@ -1981,6 +2098,42 @@ impl Scanner {
     }
 }
 
+/// Puts each Alhambra of `again` (read from the same fountains) in place of its own in
+/// `alhambras` where it has at least half as many tiles again and `ADAPTED_GAIN` more, and
+/// none on another's cells: a few tiles more are as often loose ones taken in. Not for a
+/// fountain read alone: no tile of its own vouched for how its tiles look.
+fn take_much_larger(alhambras: &mut [FoundAlhambra], again: Vec<FoundAlhambra>) {
+    let centres = |a: &FoundAlhambra| -> Vec<(Point, f64)> {
+        a.tiles
+            .iter()
+            .map(|t| (quad_centre(&t.corners_px), quad_size(&t.corners_px)))
+            .collect()
+    };
+    for larger in again {
+        let Some(k) = alhambras.iter().position(|a| {
+            a.tiles.first().is_some_and(|f| {
+                dist(a.fountain_px, larger.fountain_px) < 0.5 * quad_size(&f.corners_px)
+            })
+        }) else {
+            continue;
+        };
+        let (n, m) = (alhambras[k].tiles.len(), larger.tiles.len());
+        if n < 2 || m < n + ADAPTED_GAIN || 2 * m < 3 * n {
+            continue;
+        }
+        let mine = centres(&larger);
+        let overlaps = alhambras.iter().enumerate().any(|(o, other)| {
+            o != k
+                && centres(other)
+                    .iter()
+                    .any(|(c, size)| mine.iter().any(|(p, _)| dist(*p, *c) < 0.5 * size))
+        });
+        if !overlaps {
+            alhambras[k] = larger;
+        }
+    }
+}
+
 /// Re-anchors, in `anchors`, each fountain that grew no tile (per `growths`) and lies
 /// on a cell of another grown Alhambra's lattice with that Alhambra's tiles on two
 /// sides or more, on that lattice; whether any was.
@@ -2825,6 +2978,53 @@ mod tests {
             },
             choices: None,
         }
+    }
+
+    /// An Alhambra of `n` tiles in a row from its fountain at image x `x0`, cells 10 px.
+    fn row(x0: f64, n: i32) -> FoundAlhambra {
+        let quad = |c: f64| {
+            [
+                [c - 5.0, -5.0],
+                [c + 5.0, -5.0],
+                [c + 5.0, 5.0],
+                [c - 5.0, 5.0],
+            ]
+        };
+        FoundAlhambra {
+            fountain_px: [x0, 0.0],
+            grid: Homography::IDENTITY,
+            tiles: (0..n)
+                .map(|x| {
+                    let b = if x == 0 {
+                        Building::Fountain
+                    } else {
+                        Building::Garden
+                    };
+                    FoundTile {
+                        corners_px: quad(x0 + 10.0 * f64::from(x)),
+                        ..tile(x, 0, b, 1.0)
+                    }
+                })
+                .collect(),
+            light: [1.0; 3],
+        }
+    }
+
+    #[test]
+    fn an_adapted_reading_replaces_only_a_much_larger_alhambra_on_cells_of_its_own() {
+        let sizes = |a: &[FoundAlhambra]| a.iter().map(|x| x.tiles.len()).collect::<Vec<_>>();
+        // Two tiles grown to twelve: taken. Twenty to twenty-four: a few more, kept as read.
+        let mut found = vec![row(0.0, 2), row(1000.0, 20)];
+        take_much_larger(&mut found, vec![row(0.0, 12), row(1000.0, 24)]);
+        assert_eq!(sizes(&found), vec![12, 20]);
+        // A fountain read alone vouches for nothing: kept alone.
+        let mut found = vec![row(0.0, 1)];
+        take_much_larger(&mut found, vec![row(0.0, 6)]);
+        assert_eq!(sizes(&found), vec![1]);
+        // Grown onto another Alhambra's tiles (the other's start at x = 60): kept as read.
+        let mut found = vec![row(0.0, 3), row(60.0, 4)];
+        take_much_larger(&mut found, vec![row(0.0, 9)]);
+        assert_eq!(sizes(&found), vec![3, 4]);
     }
 
     #[test]
