@@ -1057,7 +1057,6 @@ impl Scanner {
             }
         }
         t_fit += t.elapsed().as_secs_f64() * 1e3;
-        t_fit += t.elapsed().as_secs_f64() * 1e3;
         let t = std::time::Instant::now();
         let mut grown_from = anchors.clone();
         let alhambras = self.grow_from(&mut view, &mut grown_from);
