@@ -1034,9 +1034,31 @@ impl Scanner {
             anchors.push(grid);
             best_anchored = best_anchored.max(strength);
             // One photo, one tile set, one plane: the first fountain found with tiles on
-            // two sides tells the others' pitch.
+            // two sides tells the others' pitch, by the size of its own cell on the table
+            // (the lattice it was anchored on may be a fallback's pitch that the fountain,
+            // read carefully, corrected: a 1.36 lattice for a 1.03 fountain lost every
+            // other Alhambra of a dev photo).
             if scale.is_none() && score >= 20.0 {
-                scale = Some(found_scale);
+                let on_table = [0, 1, 2, 3].map(|k| image_to_table.apply(q[k]));
+                let measured = match on_table {
+                    [Some(a), Some(b), Some(c), Some(d)] => {
+                        Some(quad_size(&[a, b, c, d]) / f64::from(self.profile.pitch_mm))
+                    }
+                    _ => None,
+                };
+                // Cells are read on the tiles, a little inside the pitch (the gaps between
+                // tiles): the lattice's pitch stands unless the cell says otherwise.
+                scale = Some(match measured {
+                    Some(m) if (m / found_scale - 1.0).abs() > 0.15 => m,
+                    _ => found_scale,
+                });
+                if debug {
+                    eprintln!(
+                        "candidate at {c_px:?}: the photo's pitch is {:.2} of the profile's \
+                         (the lattice's {found_scale:.2})",
+                        scale.unwrap_or(found_scale)
+                    );
+                }
             }
         }
         // A candidate may be a tile of an Alhambra (on a blue table a tile's corner looks
