@@ -306,6 +306,11 @@ type Candidate = (Point, f32);
 /// photos began to lose fountains in shadow or half under a hand).
 const FAINT_CANDIDATE: f32 = 0.3;
 
+/// A fountain reading within this share of the presence limit is clear; one further
+/// (a quad a little off the tile, its corners read as another player's colour) is
+/// reshaped too.
+const FOUNTAIN_CLEAR: f32 = 0.6;
+
 /// Wider photos are read from a reduced copy.
 const MAX_WORKING_WIDTH: i32 = 2400;
 
@@ -1815,7 +1820,7 @@ impl Scanner {
         // little (a steeply tilted table, far from the markers): reshaped, it may read.
         // Alone it might be a lattice turned by the octagon's 45 degrees: only a
         // neighbour where the reshaped cell's grid predicts one vouches for it.
-        if !presence.0
+        if (!presence.0 || presence.1 > FOUNTAIN_CLEAR * self.profile.presence_limit)
             && presence.1 <= 1.5 * self.profile.presence_limit
             && let Some((q, g, p)) = view.reshaped_reading(
                 &self.profile,
