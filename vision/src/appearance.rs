@@ -302,10 +302,10 @@ fn fountain_corners_shifted(
     model: &Gaussian,
     blocks: &[f32; BLOCK_DIMS],
 ) -> Option<[f32; BLOCK_DIMS]> {
-    let mut out = *blocks;
     if k != Building::Fountain as usize || model.mean.len() < BLOCK_DIMS {
         return None;
     }
+    let mut out = *blocks;
     for ch in 0..3 {
         let mean = |v: &[f32]| CORNER_BLOCKS.iter().map(|&b| v[3 * b + ch]).sum::<f32>() / 4.0;
         let shift = mean(&model.mean) - mean(blocks);

@@ -306,10 +306,11 @@ type Candidate = (Point, f32);
 /// photos began to lose fountains in shadow or half under a hand).
 const FAINT_CANDIDATE: f32 = 0.3;
 
-/// A fountain reading within this share of the presence limit is clear; one further
-/// (a quad a little off the tile, its corners read as another player's colour) is
-/// reshaped too.
-const FOUNTAIN_CLEAR: f32 = 0.6;
+/// A cell reading within this share of the presence limit is clearly a tile: no wider
+/// look is needed around it while growing, a light is judged by how many it makes, and a
+/// fountain further off (a quad a little off the tile, its corners read as another
+/// player's colour) is reshaped.
+const CLEAR_SHARE: f32 = 0.6;
 
 /// Wider photos are read from a reduced copy.
 const MAX_WORKING_WIDTH: i32 = 2400;
@@ -1728,7 +1729,7 @@ impl Scanner {
                 let (present, d) = self.profile.presence(&f);
                 if present {
                     verdict.0 += 1;
-                    verdict.1 += usize::from(d <= 0.6 * limit);
+                    verdict.1 += usize::from(d <= CLEAR_SHARE * limit);
                 }
                 verdict.2 += d.min(2.0 * limit);
             }
@@ -1820,7 +1821,7 @@ impl Scanner {
         // little (a steeply tilted table, far from the markers): reshaped, it may read.
         // Alone it might be a lattice turned by the octagon's 45 degrees: only a
         // neighbour where the reshaped cell's grid predicts one vouches for it.
-        if (!presence.0 || presence.1 > FOUNTAIN_CLEAR * self.profile.presence_limit)
+        if (!presence.0 || presence.1 > CLEAR_SHARE * self.profile.presence_limit)
             && presence.1 <= 1.5 * self.profile.presence_limit
             && let Some((q, g, p)) = view.reshaped_reading(
                 &self.profile,
@@ -1903,7 +1904,7 @@ impl Scanner {
             let clear = cell_quad(&g.grid, f64::from(i), f64::from(j))
                 .filter(|q| view.inside(q))
                 .and_then(|q| view.features(&q))
-                .is_some_and(|f| self.profile.tile_distance(&f) <= 0.6 * limit);
+                .is_some_and(|f| self.profile.tile_distance(&f) <= CLEAR_SHARE * limit);
             let first = if clear {
                 view.best_reading(&self.profile, &g.grid, (i, j), (0.05, &PLUS), None)
             } else {
