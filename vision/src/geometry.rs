@@ -146,6 +146,40 @@ impl Homography {
         Some(Homography([u, v, [0.0, 0.0, 1.0]]))
     }
 
+    /// The turn and shift (no scaling, no mirroring) taking `from` closest to `to` in the
+    /// least-squares sense, with the root-mean-square distance left; `None` for fewer
+    /// than two points.
+    pub fn rigid_fit(from: &[Point], to: &[Point]) -> Option<(Homography, f64)> {
+        if from.len() < 2 || from.len() != to.len() {
+            return None;
+        }
+        let n = from.len() as f64;
+        let mean = |ps: &[Point]| {
+            let (x, y) = ps.iter().fold((0.0, 0.0), |a, p| (a.0 + p[0], a.1 + p[1]));
+            [x / n, y / n]
+        };
+        let (cf, ct) = (mean(from), mean(to));
+        // The angle that best turns the centred `from` onto the centred `to`.
+        let (mut dot, mut cross) = (0.0, 0.0);
+        for (p, q) in from.iter().zip(to) {
+            let (a, b) = ([p[0] - cf[0], p[1] - cf[1]], [q[0] - ct[0], q[1] - ct[1]]);
+            dot += a[0] * b[0] + a[1] * b[1];
+            cross += a[0] * b[1] - a[1] * b[0];
+        }
+        let (sin, cos) = cross.atan2(dot).sin_cos();
+        let h = Homography([
+            [cos, -sin, ct[0] - (cos * cf[0] - sin * cf[1])],
+            [sin, cos, ct[1] - (sin * cf[0] + cos * cf[1])],
+            [0.0, 0.0, 1.0],
+        ]);
+        let mut sum = 0.0;
+        for (p, q) in from.iter().zip(to) {
+            let r = h.apply(*p)?;
+            sum += (r[0] - q[0]).powi(2) + (r[1] - q[1]).powi(2);
+        }
+        Some((h, (sum / n).sqrt()))
+    }
+
     /// The map taking the four `from` points to the four `to` points (direct linear
     /// transform, solved exactly); `None` for degenerate quads.
     pub fn from_quads(from: &[Point; 4], to: &[Point; 4]) -> Option<Homography> {
@@ -242,6 +276,26 @@ mod tests {
         let back = h.inverse().expect("invertible").after(&h);
         let p = back.apply([0.3, 0.7]).expect("finite");
         assert!((p[0] - 0.3).abs() < 1e-9 && (p[1] - 0.7).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_rigid_fit_finds_the_turn_and_shift_and_what_is_left() {
+        let from = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [2.0, 1.0]];
+        let (sin, cos) = 0.4f64.sin_cos();
+        let to: Vec<Point> = from
+            .iter()
+            .map(|p| [cos * p[0] - sin * p[1] + 3.0, sin * p[0] + cos * p[1] - 2.0])
+            .collect();
+        let (h, rms) = Homography::rigid_fit(&from, &to).expect("enough points");
+        assert!(rms < 1e-9);
+        let p = h.apply([5.0, -1.0]).expect("finite");
+        assert!((p[0] - (cos * 5.0 + sin + 3.0)).abs() < 1e-9);
+        assert!((p[1] - (sin * 5.0 - cos - 2.0)).abs() < 1e-9);
+        // Scaled up by a tenth, the rest shows as the distance left.
+        let bigger: Vec<Point> = to.iter().map(|p| [p[0] * 1.1, p[1] * 1.1]).collect();
+        let (_, rms) = Homography::rigid_fit(&from, &bigger).expect("enough points");
+        assert!(rms > 0.01);
+        assert!(Homography::rigid_fit(&from[..1], &to[..1]).is_none());
     }
 
     #[test]

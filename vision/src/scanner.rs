@@ -257,6 +257,9 @@ struct View<'a> {
     /// Image centre and size of every cell that is another Alhambra's: while fountains
     /// are anchored, the fountains found so far; while an Alhambra grows, the others' cells.
     claimed: Vec<(Point, f64)>,
+    /// The grid of the photo's largest Alhambra once grown: the table's plane as its many
+    /// tiles show it (see `on_shared_plane`).
+    plane_grid: Option<Homography>,
 }
 
 /// How many tiles the profile's own look of each building counts for against the tiles
@@ -336,6 +339,12 @@ const UNIT_CELL: [Point; 4] = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5
 const SHIFT_RANGE: f64 = 0.2;
 /// How far (in cells) [`reshape`] may move a cell's centre.
 const RESHAPE_REACH: f64 = 0.25;
+/// An Alhambra of this many tiles or more tells the table's plane for the others ...
+const PLANE_TILES: usize = 10;
+/// ... of this many or fewer, which are read on it ...
+const SMALL_ALHAMBRA: usize = 6;
+/// ... unless their tiles lie further than this (cells, root mean square) from its lattice.
+const PLANE_MISFIT: f64 = 0.05;
 /// Shares of a cell's black level taken off to read it under glare (see [`deglared`]).
 const DEGLARE_SHARES: [f32; 4] = [0.25, 0.5, 0.75, 1.0];
 /// How long [`reshape`] may go on: the distance that is enough, as a share of the
@@ -363,6 +372,7 @@ impl<'a> View<'a> {
             edges,
             table: None,
             claimed: Vec::new(),
+            plane_grid: None,
         })
     }
 
@@ -1145,6 +1155,11 @@ impl Scanner {
             }
             growths = grow_all(view, anchors);
         }
+        view.plane_grid = growths
+            .iter()
+            .filter(|g| g.quads.len() >= PLANE_TILES)
+            .max_by_key(|g| g.quads.len())
+            .map(|g| g.grid);
         let mut alhambras: Vec<FoundAlhambra> = Vec::new();
         for k in 0..growths.len() {
             view.claimed = others_cells(&growths, k);
@@ -2012,7 +2027,13 @@ impl Scanner {
     /// fits the tiles best.
     fn finish(&self, view: &View<'_>, g: &Growth) -> Option<FoundAlhambra> {
         let quads = &g.quads;
-        let grid = refine_on_seams(view.edges, g.grid, quads.keys().copied());
+        let own = match view.plane_grid {
+            Some(plane) if (2..=SMALL_ALHAMBRA).contains(&quads.len()) => {
+                on_shared_plane(&plane, quads).unwrap_or(g.grid)
+            }
+            _ => g.grid,
+        };
+        let grid = refine_on_seams(view.edges, own, quads.keys().copied());
         // Final reading on the refitted grid.
         let mut cells: BTreeMap<(i32, i32), (CellFeatures, [Point; 4])> = BTreeMap::new();
         for &(i, j) in quads.keys() {
@@ -2551,6 +2572,42 @@ fn refine_on_seams(
         }
     }
     best_grid
+}
+
+/// The grid of a small Alhambra (its tiles' `quads`) on the table plane of `plane`, the
+/// grid of a large one: every Alhambra lies on the one table and has tiles of one size,
+/// so only where it lies and how it is turned are its own. A few tiles tell the
+/// perspective poorly, and a grid fitted to them alone puts their outer sides a wall's
+/// width off. `None` when its tiles do not lie on that plane's lattice (a turn and shift
+/// leaves them more than `PLANE_MISFIT` of a cell off, or they are mirrored).
+fn on_shared_plane(
+    plane: &Homography,
+    quads: &BTreeMap<(i32, i32), [Point; 4]>,
+) -> Option<Homography> {
+    let back = plane.inverse()?;
+    let mut from = Vec::with_capacity(4 * quads.len());
+    let mut to = Vec::with_capacity(4 * quads.len());
+    for (&(i, j), q) in quads {
+        let (x, y) = (f64::from(i), f64::from(j));
+        for (k, c) in UNIT_CELL.iter().enumerate() {
+            from.push([x + c[0], y + c[1]]);
+            to.push(back.apply(q[k])?);
+        }
+    }
+    // A mirror image fits no turn: tell by the orientation of the quads on the plane.
+    let mirrored = Homography::affine_fit(&from, &to)
+        .is_some_and(|a| a.0[0][0] * a.0[1][1] - a.0[0][1] * a.0[1][0] < 0.0);
+    if mirrored {
+        return None;
+    }
+    let (turn, misfit) = Homography::rigid_fit(&from, &to)?;
+    if debugging() {
+        eprintln!(
+            "{} tiles on the largest Alhambra's plane: {misfit:.3} of a cell off",
+            quads.len()
+        );
+    }
+    (misfit <= PLANE_MISFIT).then(|| plane.after(&turn))
 }
 
 /// Whether `ALHAMBRA_DEBUG` asks for every step on stderr (read once: it is asked per cell).
@@ -3137,6 +3194,40 @@ mod tests {
             .collect();
         within_catalogue(&mut tiles);
         assert_eq!(tiles.len(), chambers + 1);
+    }
+
+    #[test]
+    fn a_small_alhambra_is_read_on_the_plane_of_the_largest() {
+        // The table seen in perspective; a small Alhambra on it, turned and shifted.
+        let plane = Homography([
+            [60.0, 8.0, 500.0],
+            [-5.0, 50.0, 300.0],
+            [0.0004, 0.0009, 1.0],
+        ]);
+        let (sin, cos) = 0.3f64.sin_cos();
+        let placed = Homography([[cos, -sin, 7.2], [sin, cos, -3.4], [0.0, 0.0, 1.0]]);
+        let truth = plane.after(&placed);
+        let cells = [(0, 0), (1, 0), (1, 1)];
+        let quads_of = |grid: &Homography| -> BTreeMap<(i32, i32), [Point; 4]> {
+            cells
+                .iter()
+                .map(|&(i, j)| {
+                    let q = cell_quad(grid, f64::from(i), f64::from(j)).expect("finite");
+                    ((i, j), q)
+                })
+                .collect()
+        };
+        let grid = on_shared_plane(&plane, &quads_of(&truth)).expect("on the plane");
+        for (i, j) in [(0.0, 0.0), (1.0, 1.0), (3.0, -2.0)] {
+            let (a, b) = (grid.apply([i, j]), truth.apply([i, j]));
+            let (a, b) = (a.expect("finite"), b.expect("finite"));
+            assert!(dist(a, b) < 1e-6, "{a:?} against {b:?}");
+        }
+        // Tiles of another size, or mirrored, do not lie on that plane's lattice.
+        let bigger = plane.after(&placed).after(&Homography::scale(1.3));
+        assert!(on_shared_plane(&plane, &quads_of(&bigger)).is_none());
+        let mirror = Homography([[1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0]]);
+        assert!(on_shared_plane(&plane, &quads_of(&truth.after(&mirror))).is_none());
     }
 
     #[test]
