@@ -345,6 +345,15 @@ const PLANE_TILES: usize = 10;
 const SMALL_ALHAMBRA: usize = 6;
 /// ... unless their tiles lie further than this (cells, root mean square) from its lattice.
 const PLANE_MISFIT: f64 = 0.05;
+/// A fountain grown alone is turned on the shared plane (see `turn_lone_fountain`) by
+/// steps of this (radians, 3 degrees) ...
+const LONE_TURN_STEP: f64 = std::f64::consts::PI / 60.0;
+/// ... up to this many each way (together a quarter turn) ...
+const LONE_TURN_STEPS: i32 = 15;
+/// ... to where at least this many of its neighbours read as tiles, when its own cell
+/// lies within this of the plane's (cells, root mean square, after a turn and shift).
+const LONE_NEIGHBOURS: usize = 1;
+const LONE_MISFIT: f64 = 0.2;
 /// Shares of a cell's black level taken off to read it under glare (see [`deglared`]).
 const DEGLARE_SHARES: [f32; 4] = [0.25, 0.5, 0.75, 1.0];
 /// How long [`reshape`] may go on: the distance that is enough, as a share of the
@@ -1155,11 +1164,34 @@ impl Scanner {
             }
             growths = grow_all(view, anchors);
         }
-        view.plane_grid = growths
-            .iter()
-            .filter(|g| g.quads.len() >= PLANE_TILES)
-            .max_by_key(|g| g.quads.len())
-            .map(|g| g.grid);
+        let largest = |growths: &[Growth]| {
+            growths
+                .iter()
+                .filter(|g| g.quads.len() >= PLANE_TILES)
+                .max_by_key(|g| g.quads.len())
+                .map(|g| g.grid)
+        };
+        view.plane_grid = largest(&growths);
+        // A fountain that grew alone may sit on a lattice turned wrong (the comb misled
+        // by the art or by a neighbour's borders): on the largest Alhambra's plane the
+        // pitch is known, and only the turn is left to find.
+        let mut turned = false;
+        for k in 0..growths.len() {
+            view.claimed = others_cells(&growths, k);
+            if let Some(grid) = self.turn_lone_fountain(view, &growths[k])
+                && let Some(anchor) = anchors.get_mut(k)
+            {
+                *anchor = grid;
+                turned = true;
+            }
+        }
+        if turned {
+            if debug {
+                eprintln!("fountains grown alone turned on the shared plane");
+            }
+            growths = grow_all(view, anchors);
+            view.plane_grid = largest(&growths);
+        }
         let mut alhambras: Vec<FoundAlhambra> = Vec::new();
         for k in 0..growths.len() {
             view.claimed = others_cells(&growths, k);
@@ -2021,6 +2053,62 @@ impl Scanner {
         }
         g.frontier = next;
         true
+    }
+
+    /// For a fountain that grew alone (`grown`), on the plane of the photo's largest
+    /// Alhambra: the grid turned about the fountain (by `LONE_TURN_STEP` up to
+    /// `LONE_TURN_STEPS` times each way) under which most of its four neighbours read as
+    /// tiles not yet another's, at least `LONE_NEIGHBOURS` of them, the fountain still read
+    /// there; the least turn among equals. `None` when no turn does that or there is no
+    /// such plane.
+    fn turn_lone_fountain(&self, view: &View<'_>, grown: &Growth) -> Option<Homography> {
+        if grown.quads.len() != 1 {
+            return None;
+        }
+        let plane = view.plane_grid?;
+        let back = plane.inverse()?;
+        let quad = grown.quads.get(&(0, 0))?;
+        let on_plane: Vec<Point> = quad.iter().map(|p| back.apply(*p)).collect::<Option<_>>()?;
+        let (placed, misfit) = Homography::rigid_fit(&UNIT_CELL, &on_plane)?;
+        if misfit > LONE_MISFIT {
+            return None;
+        }
+        let centre = placed.apply([0.0, 0.0])?;
+        let angle = placed.0[1][0].atan2(placed.0[0][0]);
+        let mut best: Option<(usize, i32, Homography)> = None;
+        for step in -LONE_TURN_STEPS..=LONE_TURN_STEPS {
+            let (sin, cos) = (angle + f64::from(step) * LONE_TURN_STEP).sin_cos();
+            let grid = plane.after(&Homography([
+                [cos, -sin, centre[0]],
+                [sin, cos, centre[1]],
+                [0.0, 0.0, 1.0],
+            ]));
+            let still_fountain = cell_quad(&grid, 0.0, 0.0)
+                .filter(|q| view.inside(q))
+                .and_then(|q| view.features(&q).map(|f| (q, f)))
+                .is_some_and(|(q, f)| {
+                    self.fountain_margin(&f) > 0.0 && view.presence_of(&self.profile, &q, &f).0
+                });
+            if !still_fountain {
+                continue;
+            }
+            let n = self.neighbours_present(view, &grid);
+            let better = best
+                .as_ref()
+                .is_none_or(|b| n > b.0 || (n == b.0 && step.abs() < b.1.abs()));
+            if better {
+                best = Some((n, step, grid));
+            }
+        }
+        let (n, step, grid) = best?;
+        if debugging() {
+            eprintln!(
+                "fountain at {:?} grown alone: {n} neighbours turned by {:.0} degrees",
+                quad_centre(quad),
+                (f64::from(step) * LONE_TURN_STEP).to_degrees()
+            );
+        }
+        (n >= LONE_NEIGHBOURS && step != 0).then_some(grid)
     }
 
     /// Reads every cell of a grown Alhambra on its final grid, in the orientation that
