@@ -354,6 +354,9 @@ const LONE_TURN_STEPS: i32 = 15;
 /// lies within this of the plane's (cells, root mean square, after a turn and shift).
 const LONE_NEIGHBOURS: usize = 1;
 const LONE_MISFIT: f64 = 0.2;
+/// Candidates that anchored no lattice looked at again on the shared plane (see
+/// `fountain_on_plane`), clearest first.
+const PLANE_CANDIDATES: usize = 12;
 /// Shares of a cell's black level taken off to read it under glare (see [`deglared`]).
 const DEGLARE_SHARES: [f32; 4] = [0.25, 0.5, 0.75, 1.0];
 /// How long [`reshape`] may go on: the distance that is enough, as a share of the
@@ -1002,8 +1005,9 @@ impl Scanner {
         let mut scale: Option<f64> = None;
         // The overview's score of the clearest fountain anchored so far.
         let mut best_anchored = 0f32;
-        // The lattices found at candidates that anchored no fountain.
+        // The lattices found at candidates that anchored no fountain, and where those were.
         let mut unanchored: Vec<Vec<Homography>> = Vec::new();
+        let mut missed: Vec<Point> = Vec::new();
         for (c, strength) in candidates {
             // Candidates are tried clearest first; far fainter ones than a real fountain of
             // this photo are the table's art and the tiles' (each a lattice search of
@@ -1042,6 +1046,7 @@ impl Scanner {
                     if debug {
                         eprintln!("candidate at {c_px:?}: no fountain lattice");
                     }
+                    missed.push(c_px);
                     if !lattices.is_empty() {
                         unanchored.push(lattices);
                     }
@@ -1106,7 +1111,43 @@ impl Scanner {
         t_fit += t.elapsed().as_secs_f64() * 1e3;
         let t = std::time::Instant::now();
         let mut grown_from = anchors.clone();
-        let alhambras = self.grow_from(&mut view, &mut grown_from);
+        let mut alhambras = self.grow_from(&mut view, &mut grown_from);
+        // Candidates that anchored no lattice of their own, once the largest Alhambra
+        // tells the table's plane (the pitch everywhere): a fountain there, in some turn,
+        // with a tile beside it, is grown with the others.
+        if let Some(plane) = alhambras
+            .iter()
+            .filter(|a| a.tiles.len() >= PLANE_TILES)
+            .max_by_key(|a| a.tiles.len())
+            .map(|a| a.grid)
+        {
+            view.plane_grid = Some(plane);
+            view.claimed = alhambras
+                .iter()
+                .flat_map(|a| a.tiles.iter())
+                .map(|t| (quad_centre(&t.corners_px), quad_size(&t.corners_px)))
+                .collect();
+            let before = anchors.len();
+            for &c_px in missed.iter().take(PLANE_CANDIDATES) {
+                if let Some(grid) = self.fountain_on_plane(&view, c_px)
+                    && let Some(q) = cell_quad(&grid, 0.0, 0.0)
+                    && !view.taken(&q)
+                {
+                    if debug {
+                        eprintln!(
+                            "fountain at {:?} found on the shared plane",
+                            quad_centre(&q)
+                        );
+                    }
+                    view.claimed.push((quad_centre(&q), quad_size(&q)));
+                    anchors.push(grid);
+                }
+            }
+            if anchors.len() > before {
+                grown_from = anchors.clone();
+                alhambras = self.grow_from(&mut view, &mut grown_from);
+            }
+        }
         let t_grow = t.elapsed().as_secs_f64() * 1e3;
         if std::env::var_os("ALHAMBRA_TIMING").is_some() {
             eprintln!(
@@ -2053,6 +2094,85 @@ impl Scanner {
         }
         g.frontier = next;
         true
+    }
+
+    /// The fountain near image point `c_px` on the shared plane (`view.plane_grid`): where
+    /// a cell within a third of a cell of it reads most as the fountain (a tile, and more
+    /// the fountain than any building), then the turn (steps of `LONE_TURN_STEP` over a
+    /// quarter turn) with most neighbours read as tiles (one at least), then the clearest
+    /// fountain. `None` when no fountain or no neighbour shows.
+    fn fountain_on_plane(&self, view: &View<'_>, c_px: Point) -> Option<Homography> {
+        let plane = view.plane_grid?;
+        let back = plane.inverse()?;
+        let on_plane = |angle: f64, at: Point| {
+            let (sin, cos) = angle.sin_cos();
+            plane.after(&Homography([
+                [cos, -sin, at[0]],
+                [sin, cos, at[1]],
+                [0.0, 0.0, 1.0],
+            ]))
+        };
+        // Where: the clearest fountain on a coarse then a fine pattern of shifts, in three
+        // turns (a cell turned by half a quarter from the tile's covers its neighbours'
+        // corners).
+        let fountain_at = |grid: &Homography, step: f64, reach: i32| {
+            let mut best: Option<(f32, [Point; 4])> = None;
+            for dj in -reach..=reach {
+                for di in -reach..=reach {
+                    let (x, y) = (f64::from(di) * step, f64::from(dj) * step);
+                    let Some(q) =
+                        cell_quad(grid, x, y).filter(|q| view.inside(q) && !view.taken(q))
+                    else {
+                        continue;
+                    };
+                    let Some(f) = view.features(&q) else { continue };
+                    let m = self.fountain_margin(&f);
+                    if m > 0.0
+                        && best.as_ref().is_none_or(|b| m > b.0)
+                        && view.presence_of(&self.profile, &q, &f).0
+                    {
+                        best = Some((m, q));
+                    }
+                }
+            }
+            best.and_then(|(m, q)| Some((m, back.apply(quad_centre(&q))?)))
+        };
+        let c = back.apply(c_px)?;
+        let (_, at, angle) = (0..3)
+            .filter_map(|k| {
+                let angle = f64::from(k) * std::f64::consts::FRAC_PI_6;
+                let (m, at) = fountain_at(&on_plane(angle, c), 0.15, 2)?;
+                Some((m, at, angle))
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0))?;
+        let (_, at) = fountain_at(&on_plane(angle, at), 0.05, 1)?;
+        // Which turn: the one whose neighbours are tiles.
+        let mut best: Option<((usize, f32), Homography)> = None;
+        for step in 0..2 * LONE_TURN_STEPS {
+            let grid = on_plane(f64::from(step) * LONE_TURN_STEP, at);
+            let Some((q, f, presence)) =
+                view.best_reading(&self.profile, &grid, (0, 0), (0.03, &SQUARE), None)
+            else {
+                continue;
+            };
+            let margin = self.fountain_margin(&f);
+            if !presence.0 || margin <= 0.0 || view.taken(&q) {
+                continue;
+            }
+            let Some(centre) = back.apply(quad_centre(&q)) else {
+                continue;
+            };
+            let grid = on_plane(f64::from(step) * LONE_TURN_STEP, centre);
+            let score = (self.neighbours_present(view, &grid), margin);
+            if score.0 >= 1
+                && best
+                    .as_ref()
+                    .is_none_or(|b| score.0 > b.0.0 || (score.0 == b.0.0 && score.1 > b.0.1))
+            {
+                best = Some((score, grid));
+            }
+        }
+        best.map(|(_, grid)| grid)
     }
 
     /// For a fountain that grew alone (`grown`), on the plane of the photo's largest
