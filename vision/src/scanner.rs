@@ -345,6 +345,9 @@ const PLANE_TILES: usize = 10;
 const SMALL_ALHAMBRA: usize = 6;
 /// ... unless their tiles lie further than this (cells, root mean square) from its lattice.
 const PLANE_MISFIT: f64 = 0.05;
+/// An Alhambra of fewer than `PLANE_TILES` tiles lying further than this from the plane's
+/// lattice is anchored again on it (see `fountain_on_plane`).
+const PLANE_OFF: f64 = 0.12;
 /// A fountain grown alone is turned on the shared plane (see `turn_lone_fountain`) by
 /// steps of this (radians, 3 degrees) ...
 const LONE_TURN_STEP: f64 = std::f64::consts::PI / 60.0;
@@ -1216,10 +1219,25 @@ impl Scanner {
         // A fountain that grew alone may sit on a lattice turned wrong (the comb misled
         // by the art or by a neighbour's borders): on the largest Alhambra's plane the
         // pitch is known, and only the turn is left to find.
+        // So may one that grew a few tiles on a lattice that is no square of the plane's
+        // (a lopsided comb: periods 15% apart): it is anchored again on the plane.
         let mut turned = false;
         for k in 0..growths.len() {
             view.claimed = others_cells(&growths, k);
-            if let Some(grid) = self.turn_lone_fountain(view, &growths[k])
+            let grown = &growths[k];
+            let off_plane = (2..PLANE_TILES).contains(&grown.quads.len())
+                && view.plane_grid.is_some_and(|plane| {
+                    plane_fit(&plane, &grown.quads).is_none_or(|(_, m)| m > PLANE_OFF)
+                });
+            let again = if off_plane {
+                grown
+                    .quads
+                    .get(&(0, 0))
+                    .and_then(|q| self.fountain_on_plane(view, quad_centre(q)))
+            } else {
+                self.turn_lone_fountain(view, grown)
+            };
+            if let Some(grid) = again
                 && let Some(anchor) = anchors.get_mut(k)
             {
                 *anchor = grid;
@@ -2792,6 +2810,17 @@ fn on_shared_plane(
     plane: &Homography,
     quads: &BTreeMap<(i32, i32), [Point; 4]>,
 ) -> Option<Homography> {
+    let (grid, misfit) = plane_fit(plane, quads)?;
+    (misfit <= PLANE_MISFIT).then_some(grid)
+}
+
+/// The grid of `quads` on the table plane of `plane` (a turn and shift of its lattice)
+/// and how far their corners lie from it (cells, root mean square); `None` when they are
+/// mirrored on it.
+fn plane_fit(
+    plane: &Homography,
+    quads: &BTreeMap<(i32, i32), [Point; 4]>,
+) -> Option<(Homography, f64)> {
     let back = plane.inverse()?;
     let mut from = Vec::with_capacity(4 * quads.len());
     let mut to = Vec::with_capacity(4 * quads.len());
@@ -2815,7 +2844,7 @@ fn on_shared_plane(
             quads.len()
         );
     }
-    (misfit <= PLANE_MISFIT).then(|| plane.after(&turn))
+    Some((plane.after(&turn), misfit))
 }
 
 /// Whether `ALHAMBRA_DEBUG` asks for every step on stderr (read once: it is asked per cell).
