@@ -2115,7 +2115,7 @@ impl Scanner {
     }
 
     /// The fountain near image point `c_px` on the shared plane (`view.plane_grid`): where
-    /// a cell within a third of a cell of it reads most as the fountain (a tile, and more
+    /// a cell within 0.45 of a cell of it reads most as the fountain (a tile, and more
     /// the fountain than any building), then the turn (steps of `LONE_TURN_STEP` over a
     /// quarter turn) with most neighbours read as tiles (one at least), then the clearest
     /// fountain. `None` when no fountain or no neighbour shows.
@@ -2159,7 +2159,7 @@ impl Scanner {
         let (_, at, angle) = (0..3)
             .filter_map(|k| {
                 let angle = f64::from(k) * std::f64::consts::FRAC_PI_6;
-                let (m, at) = fountain_at(&on_plane(angle, c), 0.15, 2)?;
+                let (m, at) = fountain_at(&on_plane(angle, c), 0.15, 3)?;
                 Some((m, at, angle))
             })
             .max_by(|a, b| a.0.total_cmp(&b.0))?;
