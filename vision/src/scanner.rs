@@ -2122,14 +2122,7 @@ impl Scanner {
     fn fountain_on_plane(&self, view: &View<'_>, c_px: Point) -> Option<Homography> {
         let plane = view.plane_grid?;
         let back = plane.inverse()?;
-        let on_plane = |angle: f64, at: Point| {
-            let (sin, cos) = angle.sin_cos();
-            plane.after(&Homography([
-                [cos, -sin, at[0]],
-                [sin, cos, at[1]],
-                [0.0, 0.0, 1.0],
-            ]))
-        };
+        let on_plane = |angle: f64, at: Point| turned_on(&plane, angle, at);
         // Where: the clearest fountain on a coarse then a fine pattern of shifts, in three
         // turns (a cell turned by half a quarter from the tile's covers its neighbours'
         // corners).
@@ -2215,12 +2208,7 @@ impl Scanner {
         let angle = placed.0[1][0].atan2(placed.0[0][0]);
         let mut best: Option<(usize, i32, Homography)> = None;
         for step in -LONE_TURN_STEPS..=LONE_TURN_STEPS {
-            let (sin, cos) = (angle + f64::from(step) * LONE_TURN_STEP).sin_cos();
-            let grid = plane.after(&Homography([
-                [cos, -sin, centre[0]],
-                [sin, cos, centre[1]],
-                [0.0, 0.0, 1.0],
-            ]));
+            let grid = turned_on(&plane, angle + f64::from(step) * LONE_TURN_STEP, centre);
             let still_fountain = cell_quad(&grid, 0.0, 0.0)
                 .filter(|q| view.inside(q))
                 .and_then(|q| view.features(&q).map(|f| (q, f)))
@@ -2845,6 +2833,17 @@ fn plane_fit(
         );
     }
     Some((plane.after(&turn), misfit))
+}
+
+/// The grid of `plane`'s lattice turned by `angle` (radians) and centred on `at` (plane
+/// coordinates).
+fn turned_on(plane: &Homography, angle: f64, at: Point) -> Homography {
+    let (sin, cos) = angle.sin_cos();
+    plane.after(&Homography([
+        [cos, -sin, at[0]],
+        [sin, cos, at[1]],
+        [0.0, 0.0, 1.0],
+    ]))
 }
 
 /// Whether `ALHAMBRA_DEBUG` asks for every step on stderr (read once: it is asked per cell).
