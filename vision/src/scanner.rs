@@ -14,7 +14,7 @@ use alhambra_engine::{Building, MOST_PLAYERS, Pos, Side, catalogue};
 use opencv::core::{Mat, Scalar, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use thiserror::Error;
 
 /// Why a frame could not be scanned.
@@ -2680,7 +2680,9 @@ fn refine_on_seams(
     grid: Homography,
     cells: impl Iterator<Item = (i32, i32)>,
 ) -> Homography {
-    let cells: HashSet<(i32, i32)> = cells.collect();
+    // Ordered: the score below is a float sum over the seams, and a hash set's order
+    // (new in every process) made the same photo read a little differently each run.
+    let cells: BTreeSet<(i32, i32)> = cells.collect();
     if cells.is_empty() {
         return grid;
     }
