@@ -675,19 +675,33 @@ impl Examples {
     }
 
     /// Squared distance in spreads, each dimension capped (a glare spot or a finger
-    /// cannot decide alone).
-    fn distance(&self, a: &[f32], b: &[f32]) -> f32 {
-        a.iter()
-            .zip(b)
-            .zip(&self.scale)
-            .map(|((x, y), s)| (((x - y) / s).powi(2)).min(Z2_CAP))
-            .sum()
+    /// cannot decide alone); `None` as soon as it is sure to be at least `limit`: the
+    /// nearest few of hundreds of examples are wanted, and most are far after a few
+    /// dimensions.
+    fn distance_below(&self, a: &[f32], b: &[f32], limit: f32) -> Option<f32> {
+        let mut sum = 0f32;
+        for ((a, b), s) in a.chunks(8).zip(b.chunks(8)).zip(self.scale.chunks(8)) {
+            for ((x, y), s) in a.iter().zip(b).zip(s) {
+                sum += (((x - y) / s).powi(2)).min(Z2_CAP);
+            }
+            if sum >= limit {
+                return None;
+            }
+        }
+        Some(sum)
     }
 
     /// The mean of the `k` smallest distances from `x` to `set`.
     fn nearest(&self, x: &[f32], set: &[Vec<f32>], k: usize, best: &mut Vec<f32>) {
         for e in set {
-            let d = self.distance(x, e);
+            let limit = if best.len() < k {
+                f32::INFINITY
+            } else {
+                best[k - 1]
+            };
+            let Some(d) = self.distance_below(x, e, limit) else {
+                continue;
+            };
             if best.len() < k {
                 best.push(d);
                 best.sort_by(f32::total_cmp);
