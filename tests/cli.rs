@@ -527,15 +527,18 @@ fn scan_refuses_a_camera_file_of_another_image_size() {
 }
 
 #[test]
-fn scan_debug_writes_an_overlay_per_image() {
+fn scan_debug_writes_a_picture_per_stage_and_image() {
     let dir = scratch("debug");
     let photo = fixture("photos/normal/normal_104.jpg");
-    let out = dir.join("overlays");
+    let out = dir.join("stages");
     let o = alhambra(&["scan", arg(&photo), "--debug", arg(&out)]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let png = std::fs::read(out.join("normal_104_overlay.png")).expect("overlay written");
-    assert!(png.starts_with(b"\x89PNG"), "a PNG");
-    assert!(png.len() > 10_000);
+    for stage in ["rectified", "clusters", "lattice", "overlay"] {
+        let png = std::fs::read(out.join(format!("normal_104_{stage}.png")))
+            .unwrap_or_else(|e| panic!("{stage} picture: {e}"));
+        assert!(png.starts_with(b"\x89PNG"), "{stage}: a PNG");
+        assert!(png.len() > 10_000, "{stage}: a picture of the photo");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

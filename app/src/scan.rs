@@ -1,13 +1,13 @@
 //! `alhambra scan`: every Alhambra in each photo, as text (the grid drawn, doubtful and
 //! impossible tiles listed, the placement rules checked) or as the scan-result JSON of
-//! CONTRACTS.md; with `--debug`, an overlay picture of what was read per photo.
+//! CONTRACTS.md; with `--debug`, a picture per stage of the scan per photo.
 
 use crate::Outcome;
 use crate::images::{DEFAULT_MARKER_MM, file_name, load_profile, parse_marker_mm, read_image};
 use alhambra_calibration::CameraFile;
 use alhambra_engine::{CheckReport, picture};
 use alhambra_vision::scanner::{PlaneSource, Scan, ScanOptions, Scanner};
-use alhambra_vision::{ScanResult, overlay};
+use alhambra_vision::{ScanResult, stages};
 use anyhow::{Context, Result};
 use opencv::core::Vector;
 use opencv::prelude::*;
@@ -40,8 +40,10 @@ pub struct ScanArgs {
     /// of them (in the order given) for several.
     #[arg(long)]
     pub json: bool,
-    /// Also write NAME_overlay.png per image into this folder: what was read, drawn over
-    /// the (undistorted) photo.
+    /// Also write a picture per stage and image into this folder, over the (undistorted)
+    /// photo: NAME_rectified.png (the table through the markers), NAME_clusters.png
+    /// (fountain candidates, the cells each Alhambra grew over), NAME_lattice.png (each
+    /// Alhambra's lattice), NAME_overlay.png (what was read).
     #[arg(long, value_name = "DIR")]
     pub debug: Option<PathBuf>,
 }
@@ -115,7 +117,7 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         let result = scan.to_result(&file_name(path));
         if let Some(dir) = &args.debug {
-            write_overlay(dir, path, &frame, &result)?;
+            write_stages(dir, path, &frame, &scan, &result)?;
         }
         results.push((path, scan, result));
     }
@@ -137,22 +139,31 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
     Ok(Outcome::Done)
 }
 
-/// Writes `DIR/NAME_overlay.png`.
-fn write_overlay(dir: &Path, image: &Path, frame: &Mat, result: &ScanResult) -> Result<()> {
+/// Writes `DIR/NAME_STAGE.png` for every stage of the scan (see [`stages::stages`]).
+fn write_stages(
+    dir: &Path,
+    image: &Path,
+    frame: &Mat,
+    scan: &Scan,
+    result: &ScanResult,
+) -> Result<()> {
     let stem = image
         .file_stem()
         .map_or_else(|| "image".to_owned(), |s| s.to_string_lossy().into_owned());
-    let out = dir.join(format!("{stem}_overlay.png"));
-    let picture = overlay::draw(frame, result, None)
-        .with_context(|| format!("{}: cannot draw the overlay", image.display()))?;
-    let mut png = Vector::<u8>::new();
-    let encoded =
-        opencv::imgcodecs::imencode(".png", &picture, &mut png, &Vector::new()).unwrap_or(false);
-    if !encoded {
-        anyhow::bail!("{}: cannot encode the overlay picture", out.display());
+    let pictures = stages::stages(frame, scan, result)
+        .with_context(|| format!("{}: cannot draw the scan's stages", image.display()))?;
+    for (stage, picture) in pictures {
+        let out = dir.join(format!("{stem}_{stage}.png"));
+        let mut png = Vector::<u8>::new();
+        let encoded = opencv::imgcodecs::imencode(".png", &picture, &mut png, &Vector::new())
+            .unwrap_or(false);
+        if !encoded {
+            anyhow::bail!("{}: cannot encode the {stage} picture", out.display());
+        }
+        alhambra_calibration::camera::write_atomically(&out, png.as_slice())
+            .with_context(|| format!("{}: cannot write the {stage} picture", out.display()))?;
     }
-    std::fs::write(&out, png.as_slice())
-        .with_context(|| format!("{}: cannot write the overlay picture", out.display()))
+    Ok(())
 }
 
 /// The text report of one image.

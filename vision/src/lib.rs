@@ -12,6 +12,7 @@ pub mod overlay;
 pub mod plane;
 pub mod scanner;
 pub mod source;
+pub mod stages;
 pub mod synth;
 pub mod tracker;
 pub mod training;

@@ -96,6 +96,31 @@ pub struct Scan {
     pub plane: PlaneSource,
     /// Every Alhambra.
     pub alhambras: Vec<FoundAlhambra>,
+    /// How the reading went, for `scan --debug`.
+    pub trace: Trace,
+}
+
+/// How a scan went, stage by stage, for drawing (`scan --debug`): the plane it read the
+/// table through and the fountain candidates it looked at. The lattices and the readings
+/// are the Alhambras' own.
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    /// Image pixels to table millimetres, from the markers (`None` without markers).
+    pub image_to_table: Option<Homography>,
+    /// The fountain candidates of the reading kept, clearest first.
+    pub candidates: Vec<TracedCandidate>,
+}
+
+/// A fountain candidate and what came of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TracedCandidate {
+    /// Where, in image pixels.
+    pub px: Point,
+    /// How much it looked like a fountain from afar.
+    pub strength: f32,
+    /// Whether a fountain was anchored there (else the search found none, or it was too
+    /// faint, or it lay on a cell already read).
+    pub anchored: bool,
 }
 
 impl Scan {
@@ -241,6 +266,7 @@ struct TableReading {
     alhambras: Vec<FoundAlhambra>,
     anchors: Vec<Homography>,
     table: Option<[f32; 3]>,
+    candidates: Vec<TracedCandidate>,
 }
 
 /// A frame prepared for reading: the image, the plane, the white balance, the edges.
@@ -737,6 +763,11 @@ impl Scanner {
                     t.corners_px = t.corners_px.map(grow);
                 }
             }
+            let trace = &mut scan.trace;
+            trace.image_to_table = trace.image_to_table.map(|h| h.after(&Homography::scale(s)));
+            for c in &mut trace.candidates {
+                c.px = grow(c.px);
+            }
             return Ok(scan);
         }
         let t0 = std::time::Instant::now();
@@ -769,8 +800,13 @@ impl Scanner {
         };
         let mut reading: Option<TableReading> = None;
         let mut through = image_to_table;
+        // What the first plane's candidates came to, for the trace when no plane reads a tile.
+        let mut first_candidates: Option<Vec<TracedCandidate>> = None;
         for plane in &planes {
             let found = self.read_table(frame, &edges, *plane, markers, white)?;
+            if first_candidates.is_none() {
+                first_candidates = Some(found.candidates.clone());
+            }
             if count(&found.alhambras) > reading.as_ref().map_or(0, |r| count(&r.alhambras)) {
                 reading = Some(found);
                 through = *plane;
@@ -781,12 +817,21 @@ impl Scanner {
             alhambras: Vec::new(),
             anchors: Vec::new(),
             table: None,
+            candidates: Vec::new(),
         });
         if let Some(again) =
             self.adapted_reading(frame, &edges, through, markers, white, &reading)?
         {
             take_much_larger(&mut reading.alhambras, again);
         }
+        let trace = Trace {
+            image_to_table: markers.then_some(image_to_table),
+            candidates: if reading.candidates.is_empty() {
+                first_candidates.unwrap_or_default()
+            } else {
+                reading.candidates
+            },
+        };
         let mut alhambras = reading.alhambras;
         // The Alhambras read tell the light they are under: when those with tiles agree
         // it is well off the white balance, a fountain not anchored under the white balance
@@ -853,6 +898,7 @@ impl Scanner {
         Ok(Scan {
             plane: plane_source,
             alhambras,
+            trace,
         })
     }
 
@@ -992,6 +1038,7 @@ impl Scanner {
                 alhambras: Vec::new(),
                 anchors: Vec::new(),
                 table: None,
+                candidates: Vec::new(),
             });
         };
         let timing = std::time::Instant::now();
@@ -1011,6 +1058,7 @@ impl Scanner {
         // The lattices found at candidates that anchored no fountain, and where those were.
         let mut unanchored: Vec<Vec<Homography>> = Vec::new();
         let mut missed: Vec<Point> = Vec::new();
+        let mut traced: Vec<TracedCandidate> = Vec::new();
         for (c, strength) in candidates {
             // Candidates are tried clearest first; far fainter ones than a real fountain of
             // this photo are the table's art and the tiles' (each a lattice search of
@@ -1024,6 +1072,11 @@ impl Scanner {
             let Some(c_px) = view.table_to_image.apply(c) else {
                 continue;
             };
+            traced.push(TracedCandidate {
+                px: c_px,
+                strength,
+                anchored: false,
+            });
             if view
                 .claimed
                 .iter()
@@ -1065,6 +1118,9 @@ impl Scanner {
             }
             view.claimed.push((quad_centre(&q), quad_size(&q)));
             anchors.push(grid);
+            if let Some(t) = traced.last_mut() {
+                t.anchored = true;
+            }
             best_anchored = best_anchored.max(strength);
             // One photo, one tile set, one plane: the first fountain found with tiles on
             // two sides tells the others' pitch, by the size of its own cell on the table
@@ -1142,6 +1198,9 @@ impl Scanner {
                             quad_centre(&q)
                         );
                     }
+                    for t in traced.iter_mut().filter(|t| t.px == c_px) {
+                        t.anchored = true;
+                    }
                     view.claimed.push((quad_centre(&q), quad_size(&q)));
                     anchors.push(grid);
                 }
@@ -1162,6 +1221,7 @@ impl Scanner {
             alhambras,
             anchors,
             table: view.table,
+            candidates: traced,
         })
     }
 

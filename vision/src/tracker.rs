@@ -834,7 +834,7 @@ mod tests {
     use super::*;
     use crate::appearance::{BLOCK_DIMS, CellFeatures, Reading, SIDE_DIMS};
     use crate::geometry::Homography;
-    use crate::scanner::{FoundTile, PlaneSource};
+    use crate::scanner::{FoundTile, PlaneSource, Trace};
     use alhambra_engine::Rule;
 
     const TILE: f64 = 60.0;
@@ -887,6 +887,7 @@ mod tests {
                 tiles: found,
                 light: [1.0; 3],
             }],
+            trace: Trace::default(),
         }
     }
 
