@@ -965,3 +965,32 @@ fn scan_reads_a_photo_the_same_in_every_run() {
         );
     }
 }
+
+/// The contract's files are JSON objects: a layout or a game written as arrays of their
+/// fields in order (which serde's derived structs would read) is bad input.
+#[test]
+fn check_and_score_refuse_arrays_in_place_of_objects() {
+    let dir = scratch("arrays");
+    let layout = dir.join("layout.json");
+    std::fs::write(
+        &layout,
+        r#"[[[0, 0, "fountain"], [1, 0, "tower", ["east"]]]]"#,
+    )
+    .expect("write");
+    assert_bad_input(&alhambra(&["check", arg(&layout)]), "layout.json");
+    let tiles = dir.join("tiles.json");
+    std::fs::write(&tiles, r#"{"tiles": [[0, 0, "fountain"]]}"#).expect("write");
+    assert_bad_input(&alhambra(&["check", arg(&tiles), "--json"]), "tiles.json");
+    let game = dir.join("game.json");
+    std::fs::write(
+        &game,
+        r#"{"players": [["A", {"tiles": [{"x": 0, "y": 0, "building": "fountain"}]}],
+                        ["B", {"tiles": [{"x": 0, "y": 0, "building": "fountain"}]}]]}"#,
+    )
+    .expect("write");
+    assert_bad_input(
+        &alhambra(&["score", arg(&game), "--round", "1"]),
+        "game.json",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

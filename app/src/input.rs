@@ -4,7 +4,8 @@ use anyhow::{Context, Result};
 use serde::de::DeserializeOwned;
 use std::path::Path;
 
-/// Reads and parses a JSON file; the error names the file and what is wrong with it.
+/// Reads and parses a JSON file whose top level is an object; the error names the file and
+/// what is wrong with it.
 pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T> {
     let shown = path.display();
     let text = std::fs::read(path).with_context(|| format!("{shown}: cannot read"))?;
@@ -12,5 +13,6 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T> {
     if text.trim().is_empty() {
         anyhow::bail!("{shown}: the file is empty");
     }
-    serde_json::from_str(text).with_context(|| format!("{shown}: not a valid file of this kind"))
+    alhambra_engine::object::from_str(text)
+        .with_context(|| format!("{shown}: not a valid file of this kind"))
 }

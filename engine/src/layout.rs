@@ -30,6 +30,7 @@ fn is_none(w: &Walls) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct LayoutFile {
     /// Every tile, the fountain included.
+    #[serde(deserialize_with = "crate::object::objects")]
     pub tiles: Vec<TileEntry>,
 }
 
@@ -66,6 +67,7 @@ pub struct PlayerEntry {
     /// The player's name.
     pub name: String,
     /// Their Alhambra.
+    #[serde(deserialize_with = "crate::object::object")]
     pub alhambra: LayoutFile,
 }
 
@@ -76,6 +78,7 @@ pub const MOST_PLAYERS: usize = 6;
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct GameFile {
     /// The players, in seating order.
+    #[serde(deserialize_with = "crate::object::objects")]
     pub players: Vec<PlayerEntry>,
 }
 

@@ -6,6 +6,7 @@ pub mod alhambra;
 pub mod building;
 pub mod catalogue;
 pub mod layout;
+pub mod object;
 pub mod picture;
 pub mod pos;
 pub mod rules;
