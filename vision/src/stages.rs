@@ -141,12 +141,14 @@ pub fn clusters(frame: &Mat, scan: &Scan) -> opencv::Result<Mat> {
         .iter()
         .map(|c| c.strength)
         .fold(f32::MIN_POSITIVE, f32::max);
+    let k = ink_scale(&out);
     for (n, c) in scan.trace.candidates.iter().enumerate() {
-        let radius = 5 + (10.0 * (c.strength / strongest).clamp(0.0, 1.0)).round() as i32;
+        let radius =
+            (k * (5.0 + 10.0 * f64::from((c.strength / strongest).clamp(0.0, 1.0)))).round() as i32;
         let (ink, fill) = if c.anchored {
             (Scalar::new(0.0, 255.0, 0.0, 0.0), -1)
         } else {
-            (Scalar::new(0.0, 0.0, 255.0, 0.0), 2)
+            (Scalar::new(0.0, 0.0, 255.0, 0.0), (2.0 * k).round() as i32)
         };
         imgproc::circle(&mut out, pt(c.px), radius, ink, fill, imgproc::LINE_AA, 0)?;
         imgproc::put_text(
@@ -154,9 +156,9 @@ pub fn clusters(frame: &Mat, scan: &Scan) -> opencv::Result<Mat> {
             &format!("{} {:.1}", n + 1, c.strength),
             pt([c.px[0] + f64::from(radius) + 2.0, c.px[1] + 4.0]),
             imgproc::FONT_HERSHEY_SIMPLEX,
-            0.4,
+            0.4 * k,
             Scalar::all(255.0),
-            1,
+            k.round() as i32,
             imgproc::LINE_AA,
             false,
         )?;
@@ -251,18 +253,25 @@ fn outline(out: &mut Mat, corners: &[Point], ink: Scalar, thickness: i32) -> ope
     Ok(())
 }
 
+/// How much larger than on a 1080p picture text and marks are drawn (a 4K photo's
+/// would be unreadable at the 1080p size).
+fn ink_scale(out: &Mat) -> f64 {
+    (f64::from(out.cols()) / 1920.0).max(1.0)
+}
+
 /// A line of white text on a black band across the top of the picture.
 fn caption(out: &mut Mat, text: &str) -> opencv::Result<()> {
-    let band = Rect::new(0, 0, out.cols(), 28.min(out.rows()));
+    let k = ink_scale(out);
+    let band = Rect::new(0, 0, out.cols(), ((28.0 * k) as i32).min(out.rows()));
     imgproc::rectangle(out, band, Scalar::all(0.0), -1, imgproc::LINE_8, 0)?;
     imgproc::put_text(
         out,
         text,
-        CvPoint::new(8, 19),
+        CvPoint::new((8.0 * k) as i32, (19.0 * k) as i32),
         imgproc::FONT_HERSHEY_SIMPLEX,
-        0.55,
+        0.55 * k,
         Scalar::all(255.0),
-        1,
+        k.round() as i32,
         imgproc::LINE_AA,
         false,
     )
