@@ -151,16 +151,11 @@ pub fn clusters(frame: &Mat, scan: &Scan) -> opencv::Result<Mat> {
             (Scalar::new(0.0, 0.0, 255.0, 0.0), (2.0 * k).round() as i32)
         };
         imgproc::circle(&mut out, pt(c.px), radius, ink, fill, imgproc::LINE_AA, 0)?;
-        imgproc::put_text(
+        white_text(
             &mut out,
             &format!("{} {:.1}", n + 1, c.strength),
             pt([c.px[0] + f64::from(radius) + 2.0, c.px[1] + 4.0]),
-            imgproc::FONT_HERSHEY_SIMPLEX,
             0.4 * k,
-            Scalar::all(255.0),
-            k.round() as i32,
-            imgproc::LINE_AA,
-            false,
         )?;
     }
     caption(
@@ -264,14 +259,25 @@ fn caption(out: &mut Mat, text: &str) -> opencv::Result<()> {
     let k = ink_scale(out);
     let band = Rect::new(0, 0, out.cols(), ((28.0 * k) as i32).min(out.rows()));
     imgproc::rectangle(out, band, Scalar::all(0.0), -1, imgproc::LINE_8, 0)?;
-    imgproc::put_text(
+    white_text(
         out,
         text,
         CvPoint::new((8.0 * k) as i32, (19.0 * k) as i32),
-        imgproc::FONT_HERSHEY_SIMPLEX,
         0.55 * k,
+    )
+}
+
+/// White text of the given font size, its stroke as thick as the picture's ink scale.
+fn white_text(out: &mut Mat, text: &str, at: CvPoint, size: f64) -> opencv::Result<()> {
+    let thickness = ink_scale(out).round() as i32;
+    imgproc::put_text(
+        out,
+        text,
+        at,
+        imgproc::FONT_HERSHEY_SIMPLEX,
+        size,
         Scalar::all(255.0),
-        k.round() as i32,
+        thickness,
         imgproc::LINE_AA,
         false,
     )
