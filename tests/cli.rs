@@ -611,7 +611,7 @@ fn calibrate_appearance_writes_a_profile_that_scan_accepts() {
 }
 
 #[test]
-fn calibrate_appearance_needs_corners_and_markers() {
+fn calibrate_appearance_needs_corners_and_a_labels_file_per_photo() {
     let dir = scratch("appearance-bad");
     let photo = fixture("photos/easy/easy_102.jpg");
     let text = std::fs::read_to_string(fixture("photos/easy/easy_102.json")).expect("labels");
@@ -991,6 +991,56 @@ fn check_and_score_refuse_arrays_in_place_of_objects() {
     assert_bad_input(
         &alhambra(&["score", arg(&game), "--round", "1"]),
         "game.json",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One labelled photo is enough to adapt even when it shows no marker: the tiles' look
+/// needs none, and the tile size is then assumed (and said so) instead of refused.
+#[test]
+fn calibrate_appearance_learns_from_a_photo_without_markers() {
+    let dir = scratch("no_markers");
+    // Seed 7300's hard table has no marker in view.
+    let o = alhambra(&[
+        "synth",
+        "--seed",
+        "7300",
+        "--difficulty",
+        "hard",
+        "--out",
+        arg(&dir),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let profile = dir.join("profile.json");
+    let o = alhambra(&[
+        "calibrate",
+        "appearance",
+        arg(&dir.join("hard_7300.jpg")),
+        "--out",
+        arg(&profile),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("no ArUco marker"), "{}", stdout(&o));
+    assert!(stderr(&o).contains("50 mm"), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&profile).expect("profile written");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("profile JSON");
+    assert_eq!(value["pitch_mm"].as_f64(), Some(50.0));
+    let o = alhambra(&[
+        "scan",
+        arg(&dir.join("hard_7300.jpg")),
+        "--profile",
+        arg(&profile),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let tiles: usize = json(&o)["alhambras"].as_array().map_or(0, |a| {
+        a.iter()
+            .map(|x| x["tiles"].as_array().map_or(0, Vec::len))
+            .sum()
+    });
+    assert!(
+        tiles >= 10,
+        "the photo it learned from reads: {tiles} tiles"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -7,14 +7,15 @@ use crate::images::{
     DEFAULT_MARKER_MM, flat, labels_marker_mm, load_labels, parse_marker_mm, read_image,
 };
 use alhambra_vision::ScanResult;
-use alhambra_vision::training::{learn_profile, photo_samples};
+use alhambra_vision::training::{ASSUMED_PITCH_MM, learn_profile, photo_samples};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 
 /// `alhambra calibrate appearance IMAGE... --labels LABELS.json... --out P.json [--marker-mm 40]`
 #[derive(Debug, clap::Args)]
 pub struct AppearanceArgs {
-    /// Photos of the table with the marker sheet in view.
+    /// Photos of the table, best with the marker sheet in view (it measures the tiles and
+    /// balances the colours; without it the tiles are taken to be 50 mm across).
     #[arg(required = true, value_name = "IMAGE")]
     pub images: Vec<PathBuf>,
     /// One labels file per image, in the same order (scan-result JSON whose tiles carry
@@ -122,22 +123,27 @@ pub fn run(args: &AppearanceArgs) -> Result<Outcome> {
         let marker_mm = labels_marker_mm(&labels).unwrap_or(args.marker_mm);
         let samples = photo_samples(&frame, &labels, marker_mm)
             .with_context(|| format!("{}: cannot learn from it", image.display()))?;
-        let Some(pitch_mm) = samples.pitch_mm else {
-            bail!(
-                "{}: no ArUco marker (DICT_4X4_50) found in the photo, so the tile size in millimetres is unknown; put the marker sheet in view",
-                image.display()
-            );
-        };
         let n = usable_tiles(&labels);
         tiles += n;
+        let pitch = match samples.pitch_mm {
+            Some(mm) => format!("tile pitch {mm:.1} mm ({marker_mm} mm markers)"),
+            None => "no ArUco marker (DICT_4X4_50) in view: tile size unknown".to_owned(),
+        };
         report.push_str(&format!(
-            "{}: {n} labelled tiles, {} samples, tile pitch {pitch_mm:.1} mm ({marker_mm} mm markers)\n",
+            "{}: {n} labelled tiles, {} samples, {pitch}\n",
             image.display(),
             samples.samples.len(),
         ));
         photos.push(samples);
     }
     let profile = learn_profile(&photos).map_err(flat)?;
+    if photos.iter().all(|p| p.pitch_mm.is_none()) {
+        eprintln!(
+            "note: no labelled photo shows a marker: the tiles are taken to be {ASSUMED_PITCH_MM} mm \
+             across (scans without markers do not need it; with markers, tiles 0.55 to 1.8 \
+             times that size are found)"
+        );
+    }
     profile.save(&args.out).map_err(flat)?;
     let learned = profile.buildings.iter().filter(|b| b.is_some()).count();
     report.push_str(&format!(

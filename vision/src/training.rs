@@ -1,6 +1,7 @@
 //! Learning how tiles look from labelled photos: every labelled tile becomes a sample of
 //! its building and walls, the empty cells around each Alhambra samples of "no tile", and
-//! the markers give the tile pitch in millimetres.
+//! the markers give the tile pitch in millimetres (without a marker in any labelled photo,
+//! it is assumed).
 
 use crate::appearance::{
     PATCH, Profile, ProfileError, Sample, features, sample_patch, sample_square,
@@ -340,7 +341,14 @@ pub fn photo_samples(
     Ok(PhotoSamples { samples, pitch_mm })
 }
 
-/// Learns a profile from several labelled photos.
+/// The tile pitch a profile learned from photos without markers assumes: the middle of
+/// the 45-55 mm tiles the renderer draws. How tiles look needs no marker; only a scan that
+/// reads the table through markers uses the pitch, and its lattice search allows for
+/// tiles 0.55 to 1.8 times this size.
+pub const ASSUMED_PITCH_MM: f32 = 50.0;
+
+/// Learns a profile from several labelled photos; the pitch is the markers' measure, or
+/// [`ASSUMED_PITCH_MM`] when no photo shows a marker.
 pub fn learn_profile(photos: &[PhotoSamples]) -> Result<Profile, ProfileError> {
     let samples: Vec<Sample> = photos
         .iter()
@@ -348,10 +356,9 @@ pub fn learn_profile(photos: &[PhotoSamples]) -> Result<Profile, ProfileError> {
         .collect();
     let mut pitches: Vec<f32> = photos.iter().filter_map(|p| p.pitch_mm).collect();
     pitches.sort_by(f32::total_cmp);
-    let pitch = pitches.get(pitches.len() / 2).copied().ok_or_else(|| {
-        ProfileError::TooLittle(
-            "no ArUco marker in the labelled photo(s), so the tile size in mm is unknown".into(),
-        )
-    })?;
+    let pitch = pitches
+        .get(pitches.len() / 2)
+        .copied()
+        .unwrap_or(ASSUMED_PITCH_MM);
     Profile::learn(&samples, pitch, photos.len() as u32)
 }
