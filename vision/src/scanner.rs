@@ -107,7 +107,8 @@ pub struct Scan {
 pub struct Trace {
     /// Image pixels to table millimetres, from the markers (`None` without markers).
     pub image_to_table: Option<Homography>,
-    /// The fountain candidates of the reading kept, clearest first.
+    /// The fountain candidates of the reading kept that were looked at, clearest first
+    /// (those far fainter than the clearest fountain anchored are left out, as unlooked).
     pub candidates: Vec<TracedCandidate>,
 }
 
@@ -118,8 +119,8 @@ pub struct TracedCandidate {
     pub px: Point,
     /// How much it looked like a fountain from afar.
     pub strength: f32,
-    /// Whether a fountain was anchored there (else the search found none, or it was too
-    /// faint, or it lay on a cell already read).
+    /// Whether a fountain was anchored there (else the search found none there, or it lay
+    /// on a cell already read).
     pub anchored: bool,
 }
 
