@@ -57,41 +57,30 @@ impl DetectedMarker {
 }
 
 /// Finds the DICT_4X4_50 markers in a frame (grey or BGR), sorted by id. Frames of 1080p
-/// and above are searched at half size; the corners are always refined with
-/// `corner_sub_pix` on the full-resolution grey image.
+/// and above are searched at half size, and again at full size when that finds none (a
+/// small or soft marker, 40 px across in a blurred 1080p photo, vanishes at half size);
+/// the corners are always refined with `corner_sub_pix` on the full-resolution grey image.
 pub fn detect_markers(frame: &Mat) -> Result<Vec<DetectedMarker>> {
     let gray = to_gray(frame)?;
-    let half = gray.cols() >= DOWNSCALE_FROM_WIDTH;
-    let small;
-    let search = if half {
-        let mut s = Mat::default();
+    let mut half = gray.cols() >= DOWNSCALE_FROM_WIDTH;
+    let (mut corners, mut ids) = if half {
+        let mut small = Mat::default();
         imgproc::resize(
             &gray,
-            &mut s,
+            &mut small,
             Size::default(),
             0.5,
             0.5,
             imgproc::INTER_AREA,
         )?;
-        small = s;
-        &small
+        aruco_markers(&small)?
     } else {
-        &gray
+        aruco_markers(&gray)?
     };
-    let dict: Ptr<aruco::Dictionary> =
-        aruco::get_predefined_dictionary(aruco::PREDEFINED_DICTIONARY_NAME::DICT_4X4_50)?;
-    let params = aruco::DetectorParameters::create()?;
-    let mut corners: Vector<Vector<Point2f>> = Vector::new();
-    let mut ids: Vector<i32> = Vector::new();
-    let mut rejected: Vector<Vector<Point2f>> = Vector::new();
-    aruco::detect_markers(
-        search,
-        &dict,
-        &mut corners,
-        &mut ids,
-        &params,
-        &mut rejected,
-    )?;
+    if half && ids.is_empty() {
+        (corners, ids) = aruco_markers(&gray)?;
+        half = false;
+    }
 
     let mut out = Vec::with_capacity(ids.len());
     for (id, quad) in ids.iter().zip(corners.iter()) {
@@ -126,6 +115,18 @@ pub fn detect_markers(frame: &Mat) -> Result<Vec<DetectedMarker>> {
     }
     out.sort_by_key(|m| m.id);
     Ok(out)
+}
+
+/// The raw ArUco detections (corners, ids) in a grey image.
+fn aruco_markers(grey: &Mat) -> Result<(Vector<Vector<Point2f>>, Vector<i32>)> {
+    let dict: Ptr<aruco::Dictionary> =
+        aruco::get_predefined_dictionary(aruco::PREDEFINED_DICTIONARY_NAME::DICT_4X4_50)?;
+    let params = aruco::DetectorParameters::create()?;
+    let mut corners: Vector<Vector<Point2f>> = Vector::new();
+    let mut ids: Vector<i32> = Vector::new();
+    let mut rejected: Vector<Vector<Point2f>> = Vector::new();
+    aruco::detect_markers(grey, &dict, &mut corners, &mut ids, &params, &mut rejected)?;
+    Ok((corners, ids))
 }
 
 fn fill_corners(m: &mut DetectedMarker, pts: &Vector<Point2f>) -> Result<()> {

@@ -278,3 +278,17 @@ fn tracker_keeps_the_plane_until_the_markers_move() {
         "{shift:?} vs {before:?}"
     );
 }
+
+#[test]
+fn markers_too_small_for_half_resolution_are_found_at_full() {
+    // The sheet an eighth of the size it has in QUAD: markers about 20 px across in a 1080p
+    // photo, lost at half resolution (where every 1080p frame is searched first).
+    let sheet = render_sheet(150);
+    let quad = QUAD.map(|p| [p[0] / 8.0 + 700.0, p[1] / 8.0 + 400.0]);
+    let photo = photograph(&sheet.image, quad, 1920, 1080);
+    let markers = detect_markers(&photo).expect("detect");
+    assert!(
+        !markers.is_empty(),
+        "small markers found at full resolution"
+    );
+}
