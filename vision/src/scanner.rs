@@ -1060,6 +1060,9 @@ impl Scanner {
         let mut unanchored: Vec<Vec<Homography>> = Vec::new();
         let mut missed: Vec<Point> = Vec::new();
         let mut traced: Vec<TracedCandidate> = Vec::new();
+        // Fountains anchored alone (no tile beside) before the photo's pitch was known:
+        // the anchor's index, its candidate, and its rank.
+        let mut lone: Vec<(usize, Point, f32)> = Vec::new();
         for (c, strength) in candidates {
             // Candidates are tried clearest first; far fainter ones than a real fountain of
             // this photo are the table's art and the tiles' (each a lattice search of
@@ -1117,6 +1120,9 @@ impl Scanner {
             if view.taken(&q) {
                 continue;
             }
+            if scale.is_none() && score < 10.0 {
+                lone.push((anchors.len(), c, score));
+            }
             view.claimed.push((quad_centre(&q), quad_size(&q)));
             anchors.push(grid);
             if let Some(t) = traced.last_mut() {
@@ -1148,6 +1154,44 @@ impl Scanner {
                          (the lattice's {found_scale:.2})",
                         scale.unwrap_or(found_scale)
                     );
+                }
+            }
+        }
+        // A fountain read alone at a pitch guessed before another fountain told the
+        // photo's may be a lattice turned by the octagon's 45 degrees, or a wrong pitch:
+        // looked at again at the pitch now known, it keeps whichever ranks higher.
+        if let Some(s) = scale {
+            for (k, c, rank) in lone {
+                let t = std::time::Instant::now();
+                let own = view.claimed[k];
+                // Its own fountain must not count as taken while it is looked at again.
+                view.claimed[k] = ([f64::NAN, f64::NAN], 0.0);
+                let refit = self.fit_grid(&view, c, Some(s))?;
+                view.claimed[k] = own;
+                t_fit += t.elapsed().as_secs_f64() * 1e3;
+                let Fit::Anchored {
+                    grid, rank: again, ..
+                } = refit
+                else {
+                    continue;
+                };
+                let Some(q) = cell_quad(&grid, 0.0, 0.0) else {
+                    continue;
+                };
+                let others_hold = view
+                    .claimed
+                    .iter()
+                    .enumerate()
+                    .any(|(i, (p, size))| i != k && dist(*p, quad_centre(&q)) < 0.5 * size);
+                if again > rank && !others_hold {
+                    if debug {
+                        eprintln!(
+                            "fountain at {:?} read again at the photo's pitch: rank {rank:.1} -> {again:.1}",
+                            quad_centre(&q)
+                        );
+                    }
+                    view.claimed[k] = (quad_centre(&q), quad_size(&q));
+                    anchors[k] = grid;
                 }
             }
         }
