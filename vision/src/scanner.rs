@@ -394,6 +394,10 @@ const DEGLARE_SHARES: [f32; 4] = [0.25, 0.5, 0.75, 1.0];
 /// first grid: worth a close fit) and for a cell met while growing (the grid is refitted
 /// to every cell found: inside the limit is enough).
 const RESHAPE_ANCHOR: (f32, usize) = (0.0, 150);
+/// A fountain cell further than this (times the presence limit) from every tile is not
+/// reshaped: of 844 so far off in 45 dev photos, none came to read as the fountain, and
+/// each costs 150 looks.
+const RESHAPE_FAR: f32 = 1.25;
 const RESHAPE_GROWING: (f32, usize) = (0.8, 60);
 
 impl<'a> View<'a> {
@@ -2033,7 +2037,7 @@ impl Scanner {
         // Alone it might be a lattice turned by the octagon's 45 degrees: only a
         // neighbour where the reshaped cell's grid predicts one vouches for it.
         if (!presence.0 || presence.1 > CLEAR_SHARE * self.profile.presence_limit)
-            && presence.1 <= 1.5 * self.profile.presence_limit
+            && presence.1 <= RESHAPE_FAR * self.profile.presence_limit
             && let Some((q, g, p)) = view.reshaped_reading(
                 &self.profile,
                 &quad,
