@@ -394,11 +394,11 @@ const DEGLARE_SHARES: [f32; 4] = [0.25, 0.5, 0.75, 1.0];
 /// first grid: worth a close fit) and for a cell met while growing (the grid is refitted
 /// to every cell found: inside the limit is enough).
 const RESHAPE_ANCHOR: (f32, usize) = (0.0, 150);
+const RESHAPE_GROWING: (f32, usize) = (0.8, 60);
 /// A fountain cell further than this (times the presence limit) from every tile is not
 /// reshaped: of 844 so far off in 45 dev photos, none came to read as the fountain, and
 /// each costs 150 looks.
 const RESHAPE_FAR: f32 = 1.25;
-const RESHAPE_GROWING: (f32, usize) = (0.8, 60);
 
 impl<'a> View<'a> {
     /// A view of the table through `image_to_table` (`None` when it cannot be inverted),
