@@ -314,6 +314,20 @@ fn arg(p: &std::path::Path) -> &str {
     p.to_str().unwrap_or_default()
 }
 
+/// Renders photos with `alhambra synth ARGS`, which must succeed.
+fn synth(args: &[&str]) {
+    let o = alhambra(&[&["synth"], args].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// Learns a profile from `photo` and its sibling labels into `out`, which must succeed;
+/// the command's output, for what it says.
+fn learn_profile(photo: &std::path::Path, out: &std::path::Path) -> Output {
+    let o = alhambra(&["calibrate", "appearance", arg(photo), "--out", arg(out)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    o
+}
+
 #[test]
 fn synth_writes_a_photo_and_its_labels_the_same_for_the_same_seed() {
     let dir = scratch("synth");
@@ -786,8 +800,7 @@ fn one_labelled_photo_teaches_walls_of_another_look() {
     for (seed, count, difficulty, out) in
         [("7", "1", "normal", &train), ("7500", "3", "easy", &set)]
     {
-        let o = alhambra(&[
-            "synth",
+        synth(&[
             "--seed",
             seed,
             "--count",
@@ -799,17 +812,9 @@ fn one_labelled_photo_teaches_walls_of_another_look() {
             "--out",
             arg(out),
         ]);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     }
     let profile = dir.join("light.json");
-    let o = alhambra(&[
-        "calibrate",
-        "appearance",
-        arg(&train.join("normal_7.jpg")),
-        "--out",
-        arg(&profile),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    learn_profile(&train.join("normal_7.jpg"), &profile);
     let o = alhambra(&[
         "eval",
         arg(&dir.join("set")),
@@ -841,16 +846,7 @@ fn tiles_under_a_light_the_marker_paper_does_not_share_are_read() {
     let dir = scratch("tint");
     let (plain, set) = (dir.join("plain"), dir.join("set").join("easy"));
     for seed in ["7600", "7601", "7604"] {
-        let o = alhambra(&[
-            "synth",
-            "--seed",
-            seed,
-            "--difficulty",
-            "easy",
-            "--out",
-            arg(&plain),
-        ]);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        synth(&["--seed", seed, "--difficulty", "easy", "--out", arg(&plain)]);
     }
     std::fs::create_dir_all(&set).expect("set dir");
     // (photo, BGR channel, factor)
@@ -931,26 +927,10 @@ fn scan_reads_a_photo_the_same_in_every_run() {
     let dir = scratch("same_every_run");
     let d = arg(&dir);
     for (seed, difficulty) in [("7", "normal"), ("6005", "normal")] {
-        let o = alhambra(&[
-            "synth",
-            "--seed",
-            seed,
-            "--difficulty",
-            difficulty,
-            "--out",
-            d,
-        ]);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        synth(&["--seed", seed, "--difficulty", difficulty, "--out", d]);
     }
     let profile = dir.join("profile.json");
-    let o = alhambra(&[
-        "calibrate",
-        "appearance",
-        arg(&dir.join("normal_7.jpg")),
-        "--out",
-        arg(&profile),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    learn_profile(&dir.join("normal_7.jpg"), &profile);
     let photo = dir.join("normal_6005.jpg");
     let scan = || {
         let o = alhambra(&["scan", arg(&photo), "--profile", arg(&profile), "--json"]);
@@ -1001,25 +981,9 @@ fn check_and_score_refuse_arrays_in_place_of_objects() {
 fn calibrate_appearance_learns_from_a_photo_without_markers() {
     let dir = scratch("no_markers");
     // Seed 7300's hard table has no marker in view.
-    let o = alhambra(&[
-        "synth",
-        "--seed",
-        "7300",
-        "--difficulty",
-        "hard",
-        "--out",
-        arg(&dir),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    synth(&["--seed", "7300", "--difficulty", "hard", "--out", arg(&dir)]);
     let profile = dir.join("profile.json");
-    let o = alhambra(&[
-        "calibrate",
-        "appearance",
-        arg(&dir.join("hard_7300.jpg")),
-        "--out",
-        arg(&profile),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = learn_profile(&dir.join("hard_7300.jpg"), &profile);
     assert!(stdout(&o).contains("no ArUco marker"), "{}", stdout(&o));
     assert!(stderr(&o).contains("50 mm"), "{}", stderr(&o));
     let text = std::fs::read_to_string(&profile).expect("profile written");
