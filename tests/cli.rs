@@ -672,6 +672,54 @@ fn calibrate_appearance_needs_corners_and_a_labels_file_per_photo() {
 }
 
 #[test]
+fn calibrate_appearance_borrows_a_building_no_labelled_tile_shows() {
+    let dir = scratch("appearance-borrow");
+    let photo = fixture("photos/easy/easy_102.jpg");
+    let text = std::fs::read_to_string(fixture("photos/easy/easy_102.json")).expect("labels");
+    let mut value: serde_json::Value = serde_json::from_str(&text).expect("labels JSON");
+    // Every seraglio hidden, as under a hand.
+    for a in value["alhambras"].as_array_mut().into_iter().flatten() {
+        for t in a["tiles"].as_array_mut().into_iter().flatten() {
+            if t["building"] == "seraglio" {
+                t["occluded"] = serde_json::json!(true);
+            }
+        }
+    }
+    let labels = dir.join("no_seraglio.json");
+    std::fs::write(&labels, value.to_string()).expect("write");
+    let out = dir.join("p.json");
+    let o = alhambra(&[
+        "calibrate",
+        "appearance",
+        arg(&photo),
+        "--labels",
+        arg(&labels),
+        "--out",
+        arg(&out),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("6 of 7 building kinds seen (1 borrowed)"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stderr(&o).contains("no labelled tile shows seraglio"),
+        "{}",
+        stderr(&o)
+    );
+    let profile: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("profile")).expect("JSON");
+    let kinds = profile["buildings"].as_array().expect("buildings");
+    assert_eq!(kinds.len(), 7);
+    assert!(
+        kinds.iter().all(|b| !b.is_null()),
+        "a building left unlearned"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn eval_prints_the_table_and_the_json() {
     let folder = fixture("photos/easy");
     let o = alhambra(&["eval", arg(&folder)]);

@@ -6,8 +6,10 @@ use crate::Outcome;
 use crate::images::{
     DEFAULT_MARKER_MM, flat, labels_marker_mm, load_labels, parse_marker_mm, read_image,
 };
+use alhambra_engine::Building;
 use alhambra_vision::ScanResult;
-use alhambra_vision::training::{ASSUMED_PITCH_MM, learn_profile, photo_samples};
+use alhambra_vision::default_profile::built_in_samples;
+use alhambra_vision::training::{ASSUMED_PITCH_MM, learn_profile_borrowing, photo_samples};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 
@@ -136,7 +138,20 @@ pub fn run(args: &AppearanceArgs) -> Result<Outcome> {
         ));
         photos.push(samples);
     }
-    let profile = learn_profile(&photos).map_err(flat)?;
+    // A building no labelled tile shows would never be read: its look is borrowed from
+    // the built-in tile set, moved to these photos' colours (said on stderr).
+    let shown = |b: Building| {
+        photos
+            .iter()
+            .flat_map(|p| &p.samples)
+            .any(|s| s.building == Some(b))
+    };
+    let fallback = if Building::ALL.iter().all(|&b| shown(b)) {
+        Vec::new()
+    } else {
+        built_in_samples().map_err(flat)?.samples
+    };
+    let (profile, borrowed) = learn_profile_borrowing(&photos, &fallback).map_err(flat)?;
     if photos.iter().all(|p| p.pitch_mm.is_none()) {
         eprintln!(
             "note: no labelled photo shows a marker: the tiles are taken to be {ASSUMED_PITCH_MM} mm \
@@ -145,14 +160,32 @@ pub fn run(args: &AppearanceArgs) -> Result<Outcome> {
         );
     }
     profile.save(&args.out).map_err(flat)?;
-    let learned = profile.buildings.iter().filter(|b| b.is_some()).count();
+    let learned = Building::ALL.iter().filter(|&&b| shown(b)).count();
     report.push_str(&format!(
-        "learned from {} photo(s), {tiles} tiles: tile pitch {:.1} mm, {learned} of 7 building kinds seen\nwrote {}\n",
+        "learned from {} photo(s), {tiles} tiles: tile pitch {:.1} mm, {learned} of 7 building kinds seen{}\nwrote {}\n",
         photos.len(),
         profile.pitch_mm,
+        if borrowed.is_empty() {
+            String::new()
+        } else {
+            format!(" ({} borrowed)", borrowed.len())
+        },
         args.out.display()
     ));
-    if learned < 7 {
+    if !borrowed.is_empty() {
+        let names: Vec<String> = borrowed.iter().map(|b| b.to_string()).collect();
+        let (its, one) = if names.len() == 1 {
+            ("its look is", "one")
+        } else {
+            ("their looks are", "them")
+        };
+        eprintln!(
+            "warning: no labelled tile shows {}: {its} borrowed from the built-in tile set, \
+             moved to these photos' colours (label a photo that shows {one} for a better profile)",
+            names.join(", "),
+        );
+    }
+    if learned + borrowed.len() < 7 {
         eprintln!(
             "warning: the labelled photos lack some building kinds; the scanner cannot read those well (add a photo that shows them)"
         );

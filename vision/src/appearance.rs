@@ -956,6 +956,10 @@ pub struct Sample {
     /// overview's fountain search, at a few pixels per tile, never sees blur, and the
     /// blurred sides get side models of their own (see `Focus`).
     pub softened: bool,
+    /// Whether it was borrowed from another tile set for a building no labelled tile
+    /// showed (see `training::borrow_missing`): it teaches that building's look, never how
+    /// sides look.
+    pub borrowed: bool,
 }
 
 impl Profile {
@@ -1009,7 +1013,7 @@ impl Profile {
         let sides = |soft: bool| -> (Option<Gaussian>, Option<Gaussian>, Option<Discriminant>) {
             let mut walled: Vec<&[f32]> = Vec::new();
             let mut open: Vec<&[f32]> = Vec::new();
-            for s in tiles.iter().filter(|s| s.softened == soft) {
+            for s in tiles.iter().filter(|s| s.softened == soft && !s.borrowed) {
                 for side in Side::ALL {
                     let f = &s.features.sides[side as usize][..];
                     if s.walls.has(side) {
@@ -1081,7 +1085,7 @@ impl Profile {
             focus_split,
             presence_limit: 0.0,
             photos,
-            tiles: tiles.len() as u32,
+            tiles: tiles.iter().filter(|s| !s.borrowed).count() as u32,
         };
         // Presence: well above what the labelled tiles themselves scored.
         let mut scores: Vec<f32> = tiles

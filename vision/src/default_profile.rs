@@ -3,11 +3,12 @@
 //! program (`fixtures/profile/default.jpg` + `default.json`, an easy rendered scene that
 //! shows all seven building kinds, walled and open sides, and the marker sheet). Learning
 //! it at run time, rather than shipping a frozen profile file, keeps it in step with the
-//! feature code.
+//! feature code. `calibrate appearance` also borrows from that photo the look of a
+//! building its own labelled photos do not show.
 
 use crate::appearance::{Profile, ProfileError};
 use crate::labels::ScanResult;
-use crate::training::{learn_profile, photo_samples};
+use crate::training::{PhotoSamples, learn_profile, photo_samples};
 use opencv::core::Vector;
 use opencv::imgcodecs;
 use opencv::prelude::*;
@@ -37,6 +38,13 @@ pub fn default_profile() -> Result<Profile, ProfileError> {
 }
 
 fn learn() -> Result<Profile, ProfileError> {
+    learn_profile(&[built_in_samples()?])
+}
+
+/// The samples of the bundled labelled photo (a second or so): what the built-in profile
+/// is learned from, and where `calibrate appearance` borrows the look of a building its
+/// photos do not show (see [`crate::training::borrow_missing`]).
+pub fn built_in_samples() -> Result<PhotoSamples, ProfileError> {
     let invalid = |problem: String| ProfileError::Invalid {
         path: NAME.to_owned(),
         problem,
@@ -56,9 +64,8 @@ fn learn() -> Result<Profile, ProfileError> {
         .get("marker_mm")
         .and_then(serde_json::Value::as_f64)
         .unwrap_or(DEFAULT_MARKER_MM);
-    let samples = photo_samples(&frame, &labels, marker_mm)
-        .map_err(|e| invalid(format!("cannot learn from the photo: {e}")))?;
-    learn_profile(&[samples])
+    photo_samples(&frame, &labels, marker_mm)
+        .map_err(|e| invalid(format!("cannot learn from the photo: {e}")))
 }
 
 #[cfg(test)]

@@ -1,10 +1,12 @@
 //! Appearance learned from one labelled rendered photo reads the other photos of that set:
 //! the profile carries the adaptation, not the scanner's defaults.
 
+use alhambra_engine::Building;
+use alhambra_vision::default_profile::built_in_samples;
 use alhambra_vision::eval::{Tally, compare_photo};
 use alhambra_vision::scanner::{ScanOptions, Scanner};
 use alhambra_vision::synth::{Difficulty, SceneOptions, render};
-use alhambra_vision::training::{learn_profile, photo_samples};
+use alhambra_vision::training::{learn_profile, learn_profile_borrowing, photo_samples};
 
 fn marker_mm(labels: &alhambra_vision::ScanResult) -> f64 {
     labels
@@ -46,4 +48,71 @@ fn a_profile_from_one_easy_photo_reads_other_easy_photos() {
     assert!(rates.missed_pct < 20.0, "{rates:?}");
     assert!(rates.building_error_pct < 2.0, "{rates:?}");
     assert!(rates.wall_error_pct < 3.0, "{rates:?}");
+}
+
+#[test]
+fn a_building_the_labelled_photo_lacks_is_borrowed_and_read() {
+    let options = |seed| SceneOptions {
+        seed,
+        difficulty: Difficulty::Easy,
+        ..SceneOptions::default()
+    };
+    // The labelled photo with every tower hidden, as if the game had none yet.
+    let train = render(&options(7)).expect("renders");
+    let mut labels = train.labels.clone();
+    let mut hidden = 0;
+    for t in labels.alhambras.iter_mut().flat_map(|a| a.tiles.iter_mut()) {
+        if t.building == Building::Tower && !t.occluded {
+            t.occluded = true;
+            hidden += 1;
+        }
+    }
+    assert!(hidden > 0, "the labelled photo shows no tower to hide");
+    let samples = photo_samples(&train.image, &labels, marker_mm(&labels)).expect("samples");
+    let alone = learn_profile(std::slice::from_ref(&samples)).expect("learns");
+    assert!(alone.buildings[Building::Tower as usize].is_none());
+    let fallback = built_in_samples().expect("the built-in photo").samples;
+    let (profile, borrowed) =
+        learn_profile_borrowing(&[samples], &fallback).expect("learns, borrowing");
+    assert_eq!(borrowed, vec![Building::Tower]);
+    assert!(profile.buildings.iter().all(Option::is_some));
+    // Towers are read on other photos, where the profile alone reads none.
+    let (mut labelled, mut read, mut read_alone) = (0, 0, 0);
+    let towers = |r: &alhambra_vision::ScanResult| {
+        r.alhambras
+            .iter()
+            .flat_map(|a| &a.tiles)
+            .filter(|t| t.building == Building::Tower && !t.occluded)
+            .count()
+    };
+    let mut total = Tally::default();
+    for seed in 31..35 {
+        let scene = render(&options(seed)).expect("renders");
+        let scan_with = |p: &alhambra_vision::appearance::Profile| {
+            Scanner::new(
+                p.clone(),
+                ScanOptions {
+                    marker_mm: marker_mm(&scene.labels),
+                    ..ScanOptions::default()
+                },
+            )
+            .scan(&scene.image)
+            .expect("scans")
+            .to_result("x")
+        };
+        let scan = scan_with(&profile);
+        total.add(&compare_photo(&scene.labels, &scan));
+        labelled += towers(&scene.labels);
+        read += towers(&scan);
+        read_alone += towers(&scan_with(&alone));
+    }
+    assert!(labelled >= 5, "{labelled} towers in the photos");
+    assert_eq!(read_alone, 0);
+    assert!(
+        10 * read >= 8 * labelled,
+        "{read} of {labelled} towers read"
+    );
+    let rates = total.rates();
+    assert!(rates.missed_pct < 20.0, "{rates:?}");
+    assert!(rates.building_error_pct < 2.0, "{rates:?}");
 }
