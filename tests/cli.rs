@@ -624,35 +624,52 @@ fn calibrate_appearance_writes_a_profile_that_scan_accepts() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The labels of fixture easy_102 with `edit` applied to every tile, written to `dir/name`.
+fn edited_labels(
+    dir: &std::path::Path,
+    name: &str,
+    mut edit: impl FnMut(&mut serde_json::Value),
+) -> PathBuf {
+    let text = std::fs::read_to_string(fixture("photos/easy/easy_102.json")).expect("labels");
+    let mut value: serde_json::Value = serde_json::from_str(&text).expect("labels JSON");
+    for a in value["alhambras"].as_array_mut().into_iter().flatten() {
+        for t in a["tiles"].as_array_mut().into_iter().flatten() {
+            edit(t);
+        }
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, value.to_string()).expect("write");
+    path
+}
+
+/// `calibrate appearance PHOTO --labels LABELS --out OUT`.
+fn calibrate_with(
+    photo: &std::path::Path,
+    labels: &std::path::Path,
+    out: &std::path::Path,
+) -> Output {
+    alhambra(&[
+        "calibrate",
+        "appearance",
+        arg(photo),
+        "--labels",
+        arg(labels),
+        "--out",
+        arg(out),
+    ])
+}
+
 #[test]
 fn calibrate_appearance_needs_corners_and_a_labels_file_per_photo() {
     let dir = scratch("appearance-bad");
     let photo = fixture("photos/easy/easy_102.jpg");
-    let text = std::fs::read_to_string(fixture("photos/easy/easy_102.json")).expect("labels");
-    let mut value: serde_json::Value = serde_json::from_str(&text).expect("labels JSON");
-    if let Some(alhambras) = value["alhambras"].as_array_mut() {
-        for a in alhambras {
-            if let Some(tiles) = a["tiles"].as_array_mut() {
-                for t in tiles {
-                    if let Some(t) = t.as_object_mut() {
-                        t.remove("corners_px");
-                    }
-                }
-            }
+    let bare = edited_labels(&dir, "no_corners.json", |t| {
+        if let Some(t) = t.as_object_mut() {
+            t.remove("corners_px");
         }
-    }
-    let bare = dir.join("no_corners.json");
-    std::fs::write(&bare, value.to_string()).expect("write");
+    });
     let out = dir.join("p.json");
-    let o = alhambra(&[
-        "calibrate",
-        "appearance",
-        arg(&photo),
-        "--labels",
-        arg(&bare),
-        "--out",
-        arg(&out),
-    ]);
+    let o = calibrate_with(&photo, &bare, &out);
     assert_bad_input(&o, "no_corners.json");
     assert!(stderr(&o).contains("corners_px"), "{}", stderr(&o));
     assert!(!out.exists());
@@ -675,28 +692,14 @@ fn calibrate_appearance_needs_corners_and_a_labels_file_per_photo() {
 fn calibrate_appearance_borrows_a_building_no_labelled_tile_shows() {
     let dir = scratch("appearance-borrow");
     let photo = fixture("photos/easy/easy_102.jpg");
-    let text = std::fs::read_to_string(fixture("photos/easy/easy_102.json")).expect("labels");
-    let mut value: serde_json::Value = serde_json::from_str(&text).expect("labels JSON");
     // Every seraglio hidden, as under a hand.
-    for a in value["alhambras"].as_array_mut().into_iter().flatten() {
-        for t in a["tiles"].as_array_mut().into_iter().flatten() {
-            if t["building"] == "seraglio" {
-                t["occluded"] = serde_json::json!(true);
-            }
+    let labels = edited_labels(&dir, "no_seraglio.json", |t| {
+        if t["building"] == "seraglio" {
+            t["occluded"] = serde_json::json!(true);
         }
-    }
-    let labels = dir.join("no_seraglio.json");
-    std::fs::write(&labels, value.to_string()).expect("write");
+    });
     let out = dir.join("p.json");
-    let o = alhambra(&[
-        "calibrate",
-        "appearance",
-        arg(&photo),
-        "--labels",
-        arg(&labels),
-        "--out",
-        arg(&out),
-    ]);
+    let o = calibrate_with(&photo, &labels, &out);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
         stdout(&o).contains("6 of 7 building kinds seen (1 borrowed)"),

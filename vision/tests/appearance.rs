@@ -16,20 +16,24 @@ fn marker_mm(labels: &alhambra_vision::ScanResult) -> f64 {
         .unwrap_or(40.0)
 }
 
-#[test]
-fn a_profile_from_one_easy_photo_reads_other_easy_photos() {
-    let options = |seed| SceneOptions {
+/// An easy rendered scene of this seed.
+fn easy(seed: u64) -> SceneOptions {
+    SceneOptions {
         seed,
         difficulty: Difficulty::Easy,
         ..SceneOptions::default()
-    };
-    let train = render(&options(7)).expect("renders");
+    }
+}
+
+#[test]
+fn a_profile_from_one_easy_photo_reads_other_easy_photos() {
+    let train = render(&easy(7)).expect("renders");
     let samples =
         photo_samples(&train.image, &train.labels, marker_mm(&train.labels)).expect("samples");
     let profile = learn_profile(&[samples]).expect("learns from one photo");
     let mut total = Tally::default();
     for seed in 31..37 {
-        let scene = render(&options(seed)).expect("renders");
+        let scene = render(&easy(seed)).expect("renders");
         let scanner = Scanner::new(
             profile.clone(),
             ScanOptions {
@@ -52,13 +56,8 @@ fn a_profile_from_one_easy_photo_reads_other_easy_photos() {
 
 #[test]
 fn a_building_the_labelled_photo_lacks_is_borrowed_and_read() {
-    let options = |seed| SceneOptions {
-        seed,
-        difficulty: Difficulty::Easy,
-        ..SceneOptions::default()
-    };
     // The labelled photo with every tower hidden, as if the game had none yet.
-    let train = render(&options(7)).expect("renders");
+    let train = render(&easy(7)).expect("renders");
     let mut labels = train.labels.clone();
     let mut hidden = 0;
     for t in labels.alhambras.iter_mut().flat_map(|a| a.tiles.iter_mut()) {
@@ -87,7 +86,7 @@ fn a_building_the_labelled_photo_lacks_is_borrowed_and_read() {
     };
     let mut total = Tally::default();
     for seed in 31..35 {
-        let scene = render(&options(seed)).expect("renders");
+        let scene = render(&easy(seed)).expect("renders");
         let scan_with = |p: &alhambra_vision::appearance::Profile| {
             Scanner::new(
                 p.clone(),
