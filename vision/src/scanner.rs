@@ -375,8 +375,8 @@ const PLANE_MISFIT: f64 = 0.05;
 /// An Alhambra of fewer than `PLANE_TILES` tiles lying further than this from the plane's
 /// lattice is anchored again on it (see `fountain_on_plane`).
 const PLANE_OFF: f64 = 0.12;
-/// A fountain grown alone is turned on the shared plane (see `turn_lone_fountain`) by
-/// steps of this (radians, 3 degrees) ...
+/// A fountain grown alone is turned on the shared plane or its own lattice (see
+/// `turn_lone_fountain`) by steps of this (radians, 3 degrees) ...
 const LONE_TURN_STEP: f64 = std::f64::consts::PI / 60.0;
 /// ... up to this many each way (together a quarter turn) ...
 const LONE_TURN_STEPS: i32 = 15;
@@ -384,6 +384,9 @@ const LONE_TURN_STEPS: i32 = 15;
 /// lies within this of the plane's (cells, root mean square, after a turn and shift).
 const LONE_NEIGHBOURS: usize = 1;
 const LONE_MISFIT: f64 = 0.2;
+/// The sizes (relative to its own cell) a fountain grown alone is turned at when no
+/// Alhambra tells the photo's plane (see `turn_lone_fountain`).
+const LONE_SIZES: [f64; 5] = [0.88, 0.94, 1.0, 1.06, 1.12];
 /// Candidates that anchored no lattice looked at again on the shared plane (see
 /// `fountain_on_plane`), clearest first.
 const PLANE_CANDIDATES: usize = 12;
@@ -1361,8 +1364,9 @@ impl Scanner {
         };
         view.plane_grid = largest(&growths);
         // A fountain that grew alone may sit on a lattice turned wrong (the comb misled
-        // by the art or by a neighbour's borders): on the largest Alhambra's plane the
-        // pitch is known, and only the turn is left to find.
+        // by the art, a neighbour's borders or the table's grain): on the largest
+        // Alhambra's plane the pitch is known, and only the turn is left to find; without
+        // one, the turn and the size are looked for around its own cell.
         // So may one that grew a few tiles on a lattice that is no square of the plane's
         // (a lopsided comb: periods 15% apart): it is anchored again on the plane.
         let mut turned = false;
@@ -1390,7 +1394,7 @@ impl Scanner {
         }
         if turned {
             if debug {
-                eprintln!("fountains grown alone turned on the shared plane");
+                eprintln!("fountains grown alone turned");
             }
             growths = grow_all(view, anchors);
             view.plane_grid = largest(&growths);
@@ -2330,17 +2334,22 @@ impl Scanner {
         best.map(|(_, grid)| grid)
     }
 
-    /// For a fountain that grew alone (`grown`), on the plane of the photo's largest
-    /// Alhambra: the grid turned about the fountain (by `LONE_TURN_STEP` up to
-    /// `LONE_TURN_STEPS` times each way) under which most of its four neighbours read as
-    /// tiles not yet another's, at least `LONE_NEIGHBOURS` of them, the fountain still read
-    /// there; the least turn among equals. `None` when no turn does that or there is no
-    /// such plane.
+    /// For a fountain that grew alone (`grown`): the grid turned about the fountain (by
+    /// `LONE_TURN_STEP` up to `LONE_TURN_STEPS` times each way) under which most of its
+    /// four neighbours read as tiles not yet another's, at least `LONE_NEIGHBOURS` of them,
+    /// the fountain still read there; the least turn among equals. On the plane of the
+    /// photo's largest Alhambra, whose pitch holds here; without one, on the fountain's own
+    /// lattice at the sizes of `LONE_SIZES` (a lattice the comb turned by the octagon's 45
+    /// degrees, misled by the table's grain, has a pitch of its own too). `None` when no
+    /// turn does that.
     fn turn_lone_fountain(&self, view: &View<'_>, grown: &Growth) -> Option<Homography> {
         if grown.quads.len() != 1 {
             return None;
         }
-        let plane = view.plane_grid?;
+        let (plane, sizes): (Homography, &[f64]) = match view.plane_grid {
+            Some(plane) => (plane, &[1.0]),
+            None => (grown.grid, &LONE_SIZES),
+        };
         let back = plane.inverse()?;
         let quad = grown.quads.get(&(0, 0))?;
         let on_plane: Vec<Point> = quad.iter().map(|p| back.apply(*p)).collect::<Option<_>>()?;
@@ -2350,9 +2359,12 @@ impl Scanner {
         }
         let centre = placed.apply([0.0, 0.0])?;
         let angle = placed.0[1][0].atan2(placed.0[0][0]);
-        let mut best: Option<(usize, i32, Homography)> = None;
-        for step in -LONE_TURN_STEPS..=LONE_TURN_STEPS {
-            let grid = turned_on(&plane, angle + f64::from(step) * LONE_TURN_STEP, centre);
+        let mut best: Option<(usize, i32, f64, Homography)> = None;
+        let turns = (-LONE_TURN_STEPS..=LONE_TURN_STEPS)
+            .flat_map(|step| sizes.iter().map(move |&size| (step, size)));
+        for (step, size) in turns {
+            let grid = turned_on(&plane, angle + f64::from(step) * LONE_TURN_STEP, centre)
+                .after(&Homography::scale(size));
             let still_fountain = cell_quad(&grid, 0.0, 0.0)
                 .filter(|q| view.inside(q))
                 .and_then(|q| view.features(&q).map(|f| (q, f)))
@@ -2363,22 +2375,23 @@ impl Scanner {
                 continue;
             }
             let n = self.neighbours_present(view, &grid);
+            let change = |step: i32, size: f64| (step.abs(), (size - 1.0).abs());
             let better = best
                 .as_ref()
-                .is_none_or(|b| n > b.0 || (n == b.0 && step.abs() < b.1.abs()));
+                .is_none_or(|b| n > b.0 || (n == b.0 && change(step, size) < change(b.1, b.2)));
             if better {
-                best = Some((n, step, grid));
+                best = Some((n, step, size, grid));
             }
         }
-        let (n, step, grid) = best?;
+        let (n, step, size, grid) = best?;
         if debugging() {
             eprintln!(
-                "fountain at {:?} grown alone: {n} neighbours turned by {:.0} degrees",
+                "fountain at {:?} grown alone: {n} neighbours turned by {:.0} degrees, size {size}",
                 quad_centre(quad),
                 (f64::from(step) * LONE_TURN_STEP).to_degrees()
             );
         }
-        (n >= LONE_NEIGHBOURS && step != 0).then_some(grid)
+        (n >= LONE_NEIGHBOURS && (step != 0 || size != 1.0)).then_some(grid)
     }
 
     /// Reads every cell of a grown Alhambra on its final grid, in the orientation that
