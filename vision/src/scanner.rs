@@ -2337,11 +2337,11 @@ impl Scanner {
     /// For a fountain that grew alone (`grown`): the grid turned about the fountain (by
     /// `LONE_TURN_STEP` up to `LONE_TURN_STEPS` times each way) under which most of its
     /// four neighbours read as tiles not yet another's, at least `LONE_NEIGHBOURS` of them,
-    /// the fountain still read there; the least turn among equals. On the plane of the
-    /// photo's largest Alhambra, whose pitch holds here; without one, on the fountain's own
-    /// lattice at the sizes of `LONE_SIZES` (a lattice the comb turned by the octagon's 45
-    /// degrees, misled by the table's grain, has a pitch of its own too). `None` when no
-    /// turn does that.
+    /// the fountain still read there; the least turn (then size change) among equals. On
+    /// the plane of the photo's largest Alhambra, whose pitch holds here; without one, on
+    /// the fountain's own lattice at the sizes of `LONE_SIZES` (a lattice the comb turned
+    /// by the octagon's 45 degrees, misled by the table's grain, has a pitch of its own
+    /// too). `None` when no turn does that.
     fn turn_lone_fountain(&self, view: &View<'_>, grown: &Growth) -> Option<Homography> {
         if grown.quads.len() != 1 {
             return None;
