@@ -2,13 +2,15 @@
 //! the profile carries the adaptation, not the scanner's defaults.
 
 use alhambra_engine::Building;
+use alhambra_vision::ScanResult;
+use alhambra_vision::appearance::Profile;
 use alhambra_vision::default_profile::built_in_samples;
 use alhambra_vision::eval::{Tally, compare_photo};
 use alhambra_vision::scanner::{ScanOptions, Scanner};
-use alhambra_vision::synth::{Difficulty, SceneOptions, render};
+use alhambra_vision::synth::{Difficulty, RenderedScene, SceneOptions, render};
 use alhambra_vision::training::{learn_profile, learn_profile_borrowing, photo_samples};
 
-fn marker_mm(labels: &alhambra_vision::ScanResult) -> f64 {
+fn marker_mm(labels: &ScanResult) -> f64 {
     labels
         .meta
         .get("marker_mm")
@@ -25,24 +27,35 @@ fn easy(seed: u64) -> SceneOptions {
     }
 }
 
-#[test]
-fn a_profile_from_one_easy_photo_reads_other_easy_photos() {
+/// The profile learned from the one labelled easy photo of seed 7.
+fn profile_from_easy_7() -> Profile {
     let train = render(&easy(7)).expect("renders");
     let samples =
         photo_samples(&train.image, &train.labels, marker_mm(&train.labels)).expect("samples");
-    let profile = learn_profile(&[samples]).expect("learns from one photo");
+    learn_profile(&[samples]).expect("learns from one photo")
+}
+
+/// A rendered scene read with `profile`, at the marker size its labels give.
+fn scan_with(profile: &Profile, scene: &RenderedScene) -> ScanResult {
+    Scanner::new(
+        profile.clone(),
+        ScanOptions {
+            marker_mm: marker_mm(&scene.labels),
+            ..ScanOptions::default()
+        },
+    )
+    .scan(&scene.image)
+    .expect("scans")
+    .to_result("x")
+}
+
+#[test]
+fn a_profile_from_one_easy_photo_reads_other_easy_photos() {
+    let profile = profile_from_easy_7();
     let mut total = Tally::default();
     for seed in 31..37 {
         let scene = render(&easy(seed)).expect("renders");
-        let scanner = Scanner::new(
-            profile.clone(),
-            ScanOptions {
-                marker_mm: marker_mm(&scene.labels),
-                ..ScanOptions::default()
-            },
-        );
-        let scan = scanner.scan(&scene.image).expect("scans").to_result("x");
-        total.add(&compare_photo(&scene.labels, &scan));
+        total.add(&compare_photo(&scene.labels, &scan_with(&profile, &scene)));
     }
     let rates = total.rates();
     // A profile that did not carry over would miss most tiles and misread buildings. The
@@ -77,7 +90,7 @@ fn a_building_the_labelled_photo_lacks_is_borrowed_and_read() {
     assert!(profile.buildings.iter().all(Option::is_some));
     // Towers are read on other photos, where the profile alone reads none.
     let (mut labelled, mut read, mut read_alone) = (0, 0, 0);
-    let towers = |r: &alhambra_vision::ScanResult| {
+    let towers = |r: &ScanResult| {
         r.alhambras
             .iter()
             .flat_map(|a| &a.tiles)
@@ -87,23 +100,11 @@ fn a_building_the_labelled_photo_lacks_is_borrowed_and_read() {
     let mut total = Tally::default();
     for seed in 31..35 {
         let scene = render(&easy(seed)).expect("renders");
-        let scan_with = |p: &alhambra_vision::appearance::Profile| {
-            Scanner::new(
-                p.clone(),
-                ScanOptions {
-                    marker_mm: marker_mm(&scene.labels),
-                    ..ScanOptions::default()
-                },
-            )
-            .scan(&scene.image)
-            .expect("scans")
-            .to_result("x")
-        };
-        let scan = scan_with(&profile);
+        let scan = scan_with(&profile, &scene);
         total.add(&compare_photo(&scene.labels, &scan));
         labelled += towers(&scene.labels);
         read += towers(&scan);
-        read_alone += towers(&scan_with(&alone));
+        read_alone += towers(&scan_with(&alone, &scene));
     }
     assert!(labelled >= 5, "{labelled} towers in the photos");
     assert_eq!(read_alone, 0);
@@ -122,21 +123,10 @@ fn a_fountain_whose_lattice_the_grain_turned_is_read_with_its_tile() {
     // grain that leads the comb to a lattice turned by 40-45 degrees, and no Alhambra is
     // large enough to tell the table's plane: the turn (and the size) is found around the
     // fountain's own cell.
-    let train = render(&easy(7)).expect("renders");
-    let samples =
-        photo_samples(&train.image, &train.labels, marker_mm(&train.labels)).expect("samples");
-    let profile = learn_profile(&[samples]).expect("learns from one photo");
+    let profile = profile_from_easy_7();
     for seed in [7111, 7128] {
         let scene = render(&easy(seed)).expect("renders");
-        let scanner = Scanner::new(
-            profile.clone(),
-            ScanOptions {
-                marker_mm: marker_mm(&scene.labels),
-                ..ScanOptions::default()
-            },
-        );
-        let scan = scanner.scan(&scene.image).expect("scans").to_result("x");
-        let tally = compare_photo(&scene.labels, &scan);
+        let tally = compare_photo(&scene.labels, &scan_with(&profile, &scene));
         assert_eq!(tally.missed, 0, "seed {seed}: {tally:?}");
     }
 }
