@@ -298,6 +298,12 @@ const ADAPTED_LEAST: usize = 8;
 /// replace the one read first (see `take_much_larger`).
 const ADAPTED_GAIN: usize = 2;
 
+/// When only lone fountains were read, the photo is read again under this many of the
+/// colour casts that fit the clearest fountain best. The fit is bumpy from cast to cast
+/// (it is the best of several candidates): on a photo 15% too blue the right cast came
+/// third, and which came first changed with the profile's random draw.
+const CASTS_READ: usize = 3;
+
 /// A cell more than this share of which looks like the bare table holds no tile.
 const TABLE_SHARE_LIMIT: f32 = 0.7;
 
@@ -905,18 +911,16 @@ impl Scanner {
         }
         // Nothing but lone fountains: perhaps the tiles are under a light the white balance
         // does not correct (the marker paper's, or without markers the camera's). Read again
-        // under the cast under which the clearest fountain looks most like the profile's.
+        // under the casts under which the clearest fountain looks most like the profile's.
         if alhambras.iter().all(|a| a.tiles.len() < 2) {
-            let mut likeliest: Option<(f32, [f32; 3], Homography)> = None;
+            let mut likely: Vec<(f32, [f32; 3], Homography)> = Vec::new();
             for plane in &planes {
-                if let Some((score, cast)) =
-                    self.likeliest_cast(frame, &edges, plane, markers, white)?
-                    && likeliest.as_ref().is_none_or(|l| score > l.0)
-                {
-                    likeliest = Some((score, cast, *plane));
+                for (score, cast) in self.likely_casts(frame, &edges, plane, markers, white)? {
+                    likely.push((score, cast, *plane));
                 }
             }
-            if let Some((_, cast, plane)) = likeliest {
+            likely.sort_by(|a, b| b.0.total_cmp(&a.0));
+            for (_, cast, plane) in likely.into_iter().take(CASTS_READ) {
                 let white = [white[0] * cast[0], white[1] * cast[1], white[2] * cast[2]];
                 let again = self
                     .read_table(frame, &edges, plane, markers, white)?
@@ -1013,25 +1017,25 @@ impl Scanner {
         Ok(Some(adapted.grow_from(&mut view, &mut anchors)))
     }
 
-    /// The colour cast (channel gains, B G R) under which the clearest fountain candidate's
-    /// colours fit the profile's fountain best, with that fit, when it fits better than
-    /// under the photo's own white balance; `None` otherwise. (Not how much it outscores
-    /// everything else: more blue makes the fountain's basin outscore the rest more, and
-    /// a blue cast was then made worse.)
-    fn likeliest_cast(
+    /// The colour casts (channel gains, B G R) under which the clearest fountain
+    /// candidate's colours fit the profile's fountain better than under the photo's own
+    /// white balance, with that fit, best first. (Not how much it outscores everything
+    /// else: more blue makes the fountain's basin outscore the rest more, and a blue cast
+    /// was then made worse.)
+    fn likely_casts(
         &self,
         frame: &Mat,
         edges: &EdgeMap,
         image_to_table: &Homography,
         markers: bool,
         white: WhiteBalance,
-    ) -> Result<Option<(f32, [f32; 3])>, ScanError> {
+    ) -> Result<Vec<(f32, [f32; 3])>, ScanError> {
         let Some(plain_view) = View::new(frame, edges, image_to_table, markers, white) else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
         // The table's picture is the same under every cast: warped once.
         let Some(overview) = self.overview(&plain_view, image_to_table)? else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
         let fit_under = |gains: [f32; 3]| -> Result<f32, ScanError> {
             let view = View {
@@ -1048,7 +1052,7 @@ impl Scanner {
         };
         // One channel at a time, 8% and 16% each way.
         let plain = fit_under([1.0; 3])?;
-        let mut best: Option<(f32, [f32; 3])> = None;
+        let mut better: Vec<(f32, [f32; 3])> = Vec::new();
         for k in 0..3 {
             for step in [0.92f32, 0.85, 1.08, 1.16] {
                 let mut gains = [1.0f32; 3];
@@ -1056,15 +1060,16 @@ impl Scanner {
                 let mean = (gains[0] + gains[1] + gains[2]) / 3.0;
                 let gains = gains.map(|g| g / mean);
                 let score = fit_under(gains)?;
-                if best.is_none_or(|b| score > b.0) {
-                    best = Some((score, gains));
+                if score > plain {
+                    better.push((score, gains));
                 }
             }
         }
+        better.sort_by(|a, b| b.0.total_cmp(&a.0));
         if debugging() {
-            eprintln!("cast: plain {plain:.1}, best {best:?}");
+            eprintln!("cast: plain {plain:.1}, better {better:?}");
         }
-        Ok(best.filter(|b| b.0 > plain))
+        Ok(better)
     }
 
     /// Every Alhambra on the table seen through one plane (image to table coordinates).
