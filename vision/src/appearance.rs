@@ -656,8 +656,18 @@ impl Examples {
                 .map(|i| of[(i as f32 * step) as usize].features.blocks.to_vec())
                 .collect()
         };
-        let tiles = pick(samples.iter().filter(|s| s.building.is_some()).collect());
-        let empty = pick(samples.iter().filter(|s| s.building.is_none()).collect());
+        let tiles = pick(
+            samples
+                .iter()
+                .filter(|s| s.building.is_some() && s.example)
+                .collect(),
+        );
+        let empty = pick(
+            samples
+                .iter()
+                .filter(|s| s.building.is_none() && s.example)
+                .collect(),
+        );
         let all: Vec<&Vec<f32>> = tiles.iter().chain(&empty).collect();
         let n = all.len().max(1) as f32;
         let scale = (0..BLOCK_DIMS)
@@ -960,6 +970,11 @@ pub struct Sample {
     /// showed (see `training::borrow_missing`): it teaches that building's look, never how
     /// sides look.
     pub borrowed: bool,
+    /// Whether the nearest-neighbour presence test keeps it among its examples. Each
+    /// labelled tile is learned from many random variants so that the Gaussians' moments
+    /// do not hang on the draw, but every example costs time at each cell scanned: only
+    /// the tile as labelled and its first few variants are kept as examples.
+    pub example: bool,
 }
 
 impl Profile {

@@ -8,7 +8,9 @@ use alhambra_vision::default_profile::built_in_samples;
 use alhambra_vision::eval::{Tally, compare_photo};
 use alhambra_vision::scanner::{ScanOptions, Scanner};
 use alhambra_vision::synth::{Difficulty, RenderedScene, SceneOptions, render};
-use alhambra_vision::training::{learn_profile, learn_profile_borrowing, photo_samples};
+use alhambra_vision::training::{
+    EXAMPLE_VARIANTS, VARIANTS, learn_profile, learn_profile_borrowing, photo_samples,
+};
 
 fn marker_mm(labels: &ScanResult) -> f64 {
     labels
@@ -47,6 +49,24 @@ fn scan_with(profile: &Profile, scene: &RenderedScene) -> ScanResult {
     .scan(&scene.image)
     .expect("scans")
     .to_result("x")
+}
+
+#[test]
+fn every_variant_shapes_the_buildings_but_few_are_kept_as_examples() {
+    let train = render(&easy(7)).expect("renders");
+    let tiles = train
+        .labels
+        .alhambras
+        .iter()
+        .flat_map(|a| &a.tiles)
+        .filter(|t| t.corners_px.is_some() && !t.occluded)
+        .count();
+    let profile = profile_from_easy_7();
+    // The Gaussians' moments rest on the tile as labelled and all its variants...
+    let learned: u32 = profile.buildings.iter().flatten().map(|g| g.n).sum();
+    assert_eq!(learned as usize, tiles * (1 + VARIANTS));
+    // ...the nearest-neighbour test on the tile and its first few, which it scans through.
+    assert_eq!(profile.examples.tiles.len(), tiles * (1 + EXAMPLE_VARIANTS));
 }
 
 #[test]
