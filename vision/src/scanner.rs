@@ -10,7 +10,7 @@ use crate::geometry::{Homography, Point};
 use crate::identity::one_of_each;
 use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile};
 use crate::plane::{Plane, find_plane};
-use alhambra_engine::{Building, MOST_PLAYERS, Pos, Side, catalogue};
+use alhambra_engine::{Alhambra, Building, MOST_PLAYERS, Piece, Pos, Side, catalogue};
 use opencv::core::{Mat, Scalar, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -681,6 +681,48 @@ struct OverviewReading {
     top_fit: Option<f32>,
 }
 
+/// Every cell the Alhambras other than `k` hold: centre and size.
+fn others_cells(growths: &[Growth], k: usize) -> Vec<(Point, f64)> {
+    growths
+        .iter()
+        .enumerate()
+        .filter(|&(o, _)| o != k)
+        .flat_map(|(_, g)| g.quads.values().map(|q| (quad_centre(q), quad_size(q))))
+        .collect()
+}
+
+/// The rules an Alhambra as read breaks (see `Alhambra::check`); one for a layout the
+/// engine cannot even hold.
+fn broken_rules(a: &FoundAlhambra) -> usize {
+    let pieces = a
+        .tiles
+        .iter()
+        .map(|t| (t.pos, Piece::new(t.reading.building, t.reading.walls)));
+    Alhambra::from_pieces(pieces).map_or(1, |layout| layout.check().len())
+}
+
+/// The rules all of them break.
+fn violations(alhambras: &[FoundAlhambra]) -> usize {
+    alhambras.iter().map(broken_rules).sum()
+}
+
+/// Whether some Alhambra breaks a rule with a tile beside another Alhambra's (centres
+/// within one and a half cells).
+fn contested(alhambras: &[FoundAlhambra]) -> bool {
+    alhambras.iter().enumerate().any(|(k, a)| {
+        broken_rules(a) > 0
+            && a.tiles.iter().any(|t| {
+                let (c, size) = (quad_centre(&t.corners_px), quad_size(&t.corners_px));
+                alhambras
+                    .iter()
+                    .enumerate()
+                    .filter(|&(o, _)| o != k)
+                    .flat_map(|(_, b)| &b.tiles)
+                    .any(|u| dist(c, quad_centre(&u.corners_px)) < 1.5 * size)
+            })
+    })
+}
+
 /// The light a photo's Alhambras agree on (the median of the gains of those with four
 /// tiles or more, per channel), when it is more than 5% off the white balance in some
 /// channel; `None` otherwise.
@@ -1326,15 +1368,6 @@ impl Scanner {
         view.claimed.clear();
         // All Alhambras grow a ring at a time, each seeing the others' cells as taken:
         // a cell between two goes to the one that reaches it first.
-        // Every cell the other Alhambras hold, for Alhambra `k`.
-        let others_cells = |growths: &[Growth], k: usize| -> Vec<(Point, f64)> {
-            growths
-                .iter()
-                .enumerate()
-                .filter(|&(o, _)| o != k)
-                .flat_map(|(_, g)| g.quads.values().map(|q| (quad_centre(q), quad_size(q))))
-                .collect()
-        };
         let grow_all = |view: &mut View<'_>, anchors: &[Homography]| -> Vec<Growth> {
             let mut growths: Vec<Growth> = anchors.iter().copied().map(Growth::new).collect();
             loop {
@@ -1404,9 +1437,41 @@ impl Scanner {
             growths = grow_all(view, anchors);
             view.plane_grid = largest(&growths);
         }
+        let alhambras = self.finish_all(view, &growths);
+        // The race gives a cell between two Alhambras to the one that reaches it first: a
+        // fountain laid beside another player's far tiles takes them. Where that left some
+        // Alhambra breaking the rules beside another, grow them again one after the
+        // other, largest first, and keep that reading if it breaks fewer rules.
+        if !contested(&alhambras) {
+            return alhambras;
+        }
+        let mut order: Vec<usize> = (0..growths.len()).collect();
+        order.sort_by_key(|&k| std::cmp::Reverse(growths[k].quads.len()));
+        let mut apart: Vec<Growth> = anchors.iter().copied().map(Growth::new).collect();
+        // The fountains first, so that none is taken by an Alhambra grown before it.
+        for k in 0..apart.len() {
+            view.claimed = others_cells(&apart, k);
+            self.grow_ring(view, &mut apart[k]);
+        }
+        for &k in &order {
+            view.claimed = others_cells(&apart, k);
+            while self.grow_ring(view, &mut apart[k]) {}
+        }
+        let again = self.finish_all(view, &apart);
+        let (before, after) = (violations(&alhambras), violations(&again));
+        if debug {
+            eprintln!("grown one after the other: {after} broken rules (raced: {before})");
+        }
+        if after < before { again } else { alhambras }
+    }
+
+    /// Reads every grown Alhambra on its final grid (see [`Scanner::finish`]), each under
+    /// the light its own tiles call for.
+    fn finish_all(&self, view: &mut View<'_>, growths: &[Growth]) -> Vec<FoundAlhambra> {
+        let debug = debugging();
         let mut alhambras: Vec<FoundAlhambra> = Vec::new();
         for k in 0..growths.len() {
-            view.claimed = others_cells(&growths, k);
+            view.claimed = others_cells(growths, k);
             if let Some(mut found) = self.finish(view, &growths[k]) {
                 // The light on this Alhambra: if its tiles, read as what they are, say the
                 // colours are off from the profile's, read it again with them corrected
@@ -3509,6 +3574,25 @@ mod tests {
                 .collect(),
             light: [1.0; 3],
         }
+    }
+
+    #[test]
+    fn an_alhambra_breaking_a_rule_beside_another_is_contested() {
+        // A garden walled towards its own fountain: a wall against an open side, and no
+        // way on foot to it.
+        let walled = |mut a: FoundAlhambra| {
+            a.tiles[1].reading.walls = alhambra_engine::Walls::NONE.with(Side::West);
+            a
+        };
+        assert_eq!(violations(&[row(0.0, 3), row(34.0, 2)]), 0);
+        assert!(violations(&[walled(row(0.0, 3)), row(34.0, 2)]) > 0);
+        // Beside another Alhambra (its fountain 1.4 cells from the last garden):
+        // contested only when a rule is broken.
+        assert!(!contested(&[row(0.0, 3), row(34.0, 2)]));
+        assert!(contested(&[walled(row(0.0, 3)), row(34.0, 2)]));
+        assert!(contested(&[row(34.0, 2), walled(row(0.0, 3))]));
+        // Far from every other: nothing to contest.
+        assert!(!contested(&[walled(row(0.0, 3)), row(1000.0, 2)]));
     }
 
     #[test]
