@@ -706,6 +706,19 @@ fn violations(alhambras: &[FoundAlhambra]) -> usize {
     alhambras.iter().map(broken_rules).sum()
 }
 
+/// Tiles in all.
+fn tile_count(alhambras: &[FoundAlhambra]) -> usize {
+    alhambras.iter().map(|a| a.tiles.len()).sum()
+}
+
+/// Whether reading `again` breaks fewer rules than `before` while keeping every Alhambra
+/// and as many tiles: fewer rules broken by reading less proves nothing.
+fn breaks_fewer_rules(again: &[FoundAlhambra], before: &[FoundAlhambra]) -> bool {
+    violations(again) < violations(before)
+        && again.len() >= before.len()
+        && tile_count(again) >= tile_count(before)
+}
+
 /// Whether some Alhambra breaks a rule with a tile beside another Alhambra's (centres
 /// within one and a half cells).
 fn contested(alhambras: &[FoundAlhambra]) -> bool {
@@ -1458,11 +1471,20 @@ impl Scanner {
             while self.grow_ring(view, &mut apart[k]) {}
         }
         let again = self.finish_all(view, &apart);
-        let (before, after) = (violations(&alhambras), violations(&again));
         if debug {
-            eprintln!("grown one after the other: {after} broken rules (raced: {before})");
+            eprintln!(
+                "grown one after the other: {} broken rules, {} tiles (raced: {}, {})",
+                violations(&again),
+                tile_count(&again),
+                violations(&alhambras),
+                tile_count(&alhambras)
+            );
         }
-        if after < before { again } else { alhambras }
+        if breaks_fewer_rules(&again, &alhambras) {
+            again
+        } else {
+            alhambras
+        }
     }
 
     /// Reads every grown Alhambra on its final grid (see [`Scanner::finish`]), each under
@@ -3593,6 +3615,12 @@ mod tests {
         assert!(contested(&[row(34.0, 2), walled(row(0.0, 3))]));
         // Far from every other: nothing to contest.
         assert!(!contested(&[walled(row(0.0, 3)), row(1000.0, 2)]));
+        // The garden given to the other Alhambra: no rule broken, every tile kept.
+        let raced = [walled(row(0.0, 3)), row(34.0, 2)];
+        assert!(breaks_fewer_rules(&[row(0.0, 2), row(24.0, 3)], &raced));
+        // Breaking none by reading less, or by losing an Alhambra, is no better.
+        assert!(!breaks_fewer_rules(&[row(0.0, 2), row(34.0, 2)], &raced));
+        assert!(!breaks_fewer_rules(&[row(34.0, 2)], &raced));
     }
 
     #[test]
