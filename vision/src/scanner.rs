@@ -10,7 +10,7 @@ use crate::geometry::{Homography, Point};
 use crate::identity::one_of_each;
 use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile};
 use crate::plane::{Plane, find_plane};
-use alhambra_engine::{Alhambra, Building, MOST_PLAYERS, Piece, Pos, Side, catalogue};
+use alhambra_engine::{Alhambra, Building, MOST_PLAYERS, Piece, Pos, Rule, Side, catalogue};
 use opencv::core::{Mat, Scalar, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -989,6 +989,9 @@ impl Scanner {
         }
         one_per_player(&mut alhambras);
         each_printed_tile_once(&mut alhambras);
+        for a in &mut alhambras {
+            drop_doubtful_unreachable(&mut a.tiles, self.profile.presence_limit);
+        }
         if std::env::var_os("ALHAMBRA_TIMING").is_some() {
             eprintln!(
                 "timing: plane and edges {:.1} ms, reading {:.1} ms, {} cell looks",
@@ -2803,15 +2806,20 @@ fn within_catalogue(tiles: &mut Vec<FoundTile>) {
     if dropped.is_empty() {
         return;
     }
-    let kept: HashMap<Pos, usize> = tiles
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| !dropped.contains(k))
-        .map(|(k, t)| (t.pos, k))
-        .collect();
+    let mut k = 0;
+    tiles.retain(|_| {
+        k += 1;
+        !dropped.contains(&(k - 1))
+    });
+    keep_joined(tiles);
+}
+
+/// Keeps the tiles joined to the fountain (at `Pos::ORIGIN`) by full sides.
+fn keep_joined(tiles: &mut Vec<FoundTile>) {
+    let kept: HashSet<Pos> = tiles.iter().map(|t| t.pos).collect();
     let mut joined: HashSet<Pos> = HashSet::new();
     let mut todo: Vec<Pos> = kept
-        .contains_key(&Pos::ORIGIN)
+        .contains(&Pos::ORIGIN)
         .then_some(Pos::ORIGIN)
         .into_iter()
         .collect();
@@ -2821,12 +2829,38 @@ fn within_catalogue(tiles: &mut Vec<FoundTile>) {
         }
         for side in Side::ALL {
             let n = p.neighbour(side);
-            if kept.contains_key(&n) && !joined.contains(&n) {
+            if kept.contains(&n) && !joined.contains(&n) {
                 todo.push(n);
             }
         }
     }
     tiles.retain(|t| joined.contains(&t.pos));
+}
+
+/// Drops the tiles no way on foot reaches from the fountain (`Alhambra::check`) whose own
+/// look is past the profile's presence `limit`, then those no longer joined to the
+/// fountain. Such a tile was taken by growth's wider looks (a little off the lattice,
+/// deglared, reshaped) and the rules cannot explain it: on dev photos it was a loose tile
+/// or another player's beside the Alhambra far more often than a tile of its own. A tile
+/// that looks clearly like one stays, its broken rule shown to the players.
+fn drop_doubtful_unreachable(tiles: &mut Vec<FoundTile>, limit: f32) {
+    let pieces = tiles
+        .iter()
+        .map(|t| (t.pos, Piece::new(t.reading.building, t.reading.walls)));
+    let Ok(layout) = Alhambra::from_pieces(pieces) else {
+        return;
+    };
+    let unreachable: HashSet<Pos> = layout
+        .check()
+        .into_iter()
+        .filter(|v| v.rule == Rule::Unreachable)
+        .map(|v| v.pos)
+        .collect();
+    let before = tiles.len();
+    tiles.retain(|t| !(unreachable.contains(&t.pos) && t.presence > limit));
+    if tiles.len() < before {
+        keep_joined(tiles);
+    }
 }
 
 /// `q` reshaped to score best: its centre, and each of its two axes' direction and
@@ -3675,6 +3709,52 @@ mod tests {
         let mut few: Vec<FoundAlhambra> = (0..3).map(|k| alhambra(k, 1, 1.0)).collect();
         one_per_player(&mut few);
         assert_eq!(few.len(), 3);
+    }
+
+    #[test]
+    fn a_doubtful_tile_walled_off_from_the_fountain_is_dropped_a_clear_one_stays() {
+        use alhambra_engine::Walls;
+        let walled = |mut t: FoundTile, walls: Walls| {
+            t.reading.walls = walls;
+            t
+        };
+        let limit = 3.0;
+        // Fountain, a garden east of it walled on its east side, and beyond that wall a
+        // tower walled on its west side (unreachable), with a pavilion beyond the tower.
+        let layout = |tower_presence: f32, pavilion_presence: f32| {
+            vec![
+                tile(0, 0, Building::Fountain, 0.5),
+                walled(
+                    tile(1, 0, Building::Garden, 1.0),
+                    Walls::NONE.with(Side::East),
+                ),
+                walled(
+                    tile(2, 0, Building::Tower, tower_presence),
+                    Walls::NONE.with(Side::West),
+                ),
+                tile(3, 0, Building::Pavilion, pavilion_presence),
+            ]
+        };
+        let cells = |tiles: &[FoundTile]| -> Vec<i32> { tiles.iter().map(|t| t.pos.x).collect() };
+        // The tower looks past the limit: it goes, and the pavilion joined only through it.
+        let mut tiles = layout(4.0, 1.0);
+        drop_doubtful_unreachable(&mut tiles, limit);
+        assert_eq!(cells(&tiles), vec![0, 1]);
+        // The tower looks clearly like a tile: the reading stands, broken rule and all.
+        let mut tiles = layout(2.0, 1.0);
+        drop_doubtful_unreachable(&mut tiles, limit);
+        assert_eq!(cells(&tiles), vec![0, 1, 2, 3]);
+        // The pavilion alone is doubtful: it goes, the clear tower stays.
+        let mut tiles = layout(2.0, 4.0);
+        drop_doubtful_unreachable(&mut tiles, limit);
+        assert_eq!(cells(&tiles), vec![0, 1, 2]);
+        // A doubtful tile the fountain reaches is not the rules' business.
+        let mut tiles = vec![
+            tile(0, 0, Building::Fountain, 0.5),
+            tile(1, 0, Building::Garden, 4.0),
+        ];
+        drop_doubtful_unreachable(&mut tiles, limit);
+        assert_eq!(cells(&tiles), vec![0, 1]);
     }
 
     #[test]
