@@ -10,7 +10,9 @@ use crate::geometry::{Homography, Point};
 use crate::identity::one_of_each;
 use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile};
 use crate::plane::{Plane, find_plane};
-use alhambra_engine::{Alhambra, Building, MOST_PLAYERS, Piece, Pos, Rule, Side, catalogue};
+use alhambra_engine::{
+    Alhambra, Building, LayoutError, MOST_PLAYERS, Piece, Pos, Rule, Side, Walls, catalogue,
+};
 use opencv::core::{Mat, Scalar, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -87,6 +89,22 @@ pub struct FoundAlhambra {
     /// The channel gains (B, G, R) its tiles' colours called for on top of the photo's
     /// white balance (ones: none).
     pub light: [f32; 3],
+}
+
+impl FoundAlhambra {
+    /// The engine's layout of the tiles as read (a fountain read with walls, which it
+    /// cannot have, without them); an error when two tiles were read on one cell.
+    pub fn layout(&self) -> Result<Alhambra, LayoutError> {
+        Alhambra::from_pieces(self.tiles.iter().map(|t| {
+            let r = &t.reading;
+            let walls = if r.building == Building::Fountain {
+                Walls::NONE
+            } else {
+                r.walls
+            };
+            (t.pos, Piece::new(r.building, walls))
+        }))
+    }
 }
 
 /// Everything found in one frame.
@@ -694,11 +712,7 @@ fn others_cells(growths: &[Growth], k: usize) -> Vec<(Point, f64)> {
 /// The rules an Alhambra as read breaks (see `Alhambra::check`); one for a layout the
 /// engine cannot even hold.
 fn broken_rules(a: &FoundAlhambra) -> usize {
-    let pieces = a
-        .tiles
-        .iter()
-        .map(|t| (t.pos, Piece::new(t.reading.building, t.reading.walls)));
-    Alhambra::from_pieces(pieces).map_or(1, |layout| layout.check().len())
+    a.layout().map_or(1, |layout| layout.check().len())
 }
 
 /// The rules all of them break.
@@ -990,7 +1004,7 @@ impl Scanner {
         one_per_player(&mut alhambras);
         each_printed_tile_once(&mut alhambras);
         for a in &mut alhambras {
-            drop_doubtful_unreachable(&mut a.tiles, self.profile.presence_limit);
+            drop_doubtful_unreachable(a, self.profile.presence_limit);
         }
         if std::env::var_os("ALHAMBRA_TIMING").is_some() {
             eprintln!(
@@ -2806,11 +2820,12 @@ fn within_catalogue(tiles: &mut Vec<FoundTile>) {
     if dropped.is_empty() {
         return;
     }
-    let mut k = 0;
-    tiles.retain(|_| {
-        k += 1;
-        !dropped.contains(&(k - 1))
-    });
+    *tiles = std::mem::take(tiles)
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| !dropped.contains(k))
+        .map(|(_, t)| t)
+        .collect();
     keep_joined(tiles);
 }
 
@@ -2843,11 +2858,8 @@ fn keep_joined(tiles: &mut Vec<FoundTile>) {
 /// deglared, reshaped) and the rules cannot explain it: on dev photos it was a loose tile
 /// or another player's beside the Alhambra far more often than a tile of its own. A tile
 /// that looks clearly like one stays, its broken rule shown to the players.
-fn drop_doubtful_unreachable(tiles: &mut Vec<FoundTile>, limit: f32) {
-    let pieces = tiles
-        .iter()
-        .map(|t| (t.pos, Piece::new(t.reading.building, t.reading.walls)));
-    let Ok(layout) = Alhambra::from_pieces(pieces) else {
+fn drop_doubtful_unreachable(a: &mut FoundAlhambra, limit: f32) {
+    let Ok(layout) = a.layout() else {
         return;
     };
     let unreachable: HashSet<Pos> = layout
@@ -2856,10 +2868,11 @@ fn drop_doubtful_unreachable(tiles: &mut Vec<FoundTile>, limit: f32) {
         .filter(|v| v.rule == Rule::Unreachable)
         .map(|v| v.pos)
         .collect();
-    let before = tiles.len();
-    tiles.retain(|t| !(unreachable.contains(&t.pos) && t.presence > limit));
-    if tiles.len() < before {
-        keep_joined(tiles);
+    let before = a.tiles.len();
+    a.tiles
+        .retain(|t| !(unreachable.contains(&t.pos) && t.presence > limit));
+    if a.tiles.len() < before {
+        keep_joined(&mut a.tiles);
     }
 }
 
@@ -3713,7 +3726,6 @@ mod tests {
 
     #[test]
     fn a_doubtful_tile_walled_off_from_the_fountain_is_dropped_a_clear_one_stays() {
-        use alhambra_engine::Walls;
         let walled = |mut t: FoundTile, walls: Walls| {
             t.reading.walls = walls;
             t
@@ -3735,26 +3747,30 @@ mod tests {
                 tile(3, 0, Building::Pavilion, pavilion_presence),
             ]
         };
-        let cells = |tiles: &[FoundTile]| -> Vec<i32> { tiles.iter().map(|t| t.pos.x).collect() };
+        let cells = |tiles: Vec<FoundTile>| -> Vec<i32> {
+            let mut a = FoundAlhambra {
+                fountain_px: [0.0; 2],
+                grid: Homography::IDENTITY,
+                tiles,
+                light: [1.0; 3],
+            };
+            drop_doubtful_unreachable(&mut a, limit);
+            a.tiles.iter().map(|t| t.pos.x).collect()
+        };
         // The tower looks past the limit: it goes, and the pavilion joined only through it.
-        let mut tiles = layout(4.0, 1.0);
-        drop_doubtful_unreachable(&mut tiles, limit);
-        assert_eq!(cells(&tiles), vec![0, 1]);
+        assert_eq!(cells(layout(4.0, 1.0)), vec![0, 1]);
         // The tower looks clearly like a tile: the reading stands, broken rule and all.
-        let mut tiles = layout(2.0, 1.0);
-        drop_doubtful_unreachable(&mut tiles, limit);
-        assert_eq!(cells(&tiles), vec![0, 1, 2, 3]);
+        assert_eq!(cells(layout(2.0, 1.0)), vec![0, 1, 2, 3]);
         // The pavilion alone is doubtful: it goes, the clear tower stays.
-        let mut tiles = layout(2.0, 4.0);
-        drop_doubtful_unreachable(&mut tiles, limit);
-        assert_eq!(cells(&tiles), vec![0, 1, 2]);
+        assert_eq!(cells(layout(2.0, 4.0)), vec![0, 1, 2]);
         // A doubtful tile the fountain reaches is not the rules' business.
-        let mut tiles = vec![
-            tile(0, 0, Building::Fountain, 0.5),
-            tile(1, 0, Building::Garden, 4.0),
-        ];
-        drop_doubtful_unreachable(&mut tiles, limit);
-        assert_eq!(cells(&tiles), vec![0, 1]);
+        assert_eq!(
+            cells(vec![
+                tile(0, 0, Building::Fountain, 0.5),
+                tile(1, 0, Building::Garden, 4.0),
+            ]),
+            vec![0, 1]
+        );
     }
 
     #[test]

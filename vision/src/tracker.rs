@@ -41,7 +41,7 @@
 use crate::geometry::Point;
 use crate::scanner::{FoundAlhambra, Scan, ScanError, Scanner};
 use crate::source::Frame;
-use alhambra_engine::{Alhambra, Building, Change, Piece, Pos, Rules, Side, Violation, Walls};
+use alhambra_engine::{Alhambra, Change, Piece, Pos, Rules, Side, Violation, Walls};
 use opencv::core::{self as cv, Mat, Rect, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -326,20 +326,13 @@ fn area_of(found: &FoundAlhambra, margin: f64) -> [f64; 4] {
     [b[0] - margin, b[1] - margin, b[2] + margin, b[3] + margin]
 }
 
-/// A found Alhambra as an engine layout (the fountain's walls, which it cannot have, are
-/// dropped); an error when two tiles were read on one cell.
+/// A found Alhambra as an engine layout under `rules` (see [`FoundAlhambra::layout`]); an
+/// error when two tiles were read on one cell.
 fn layout_of(found: &FoundAlhambra, rules: Rules) -> Result<Alhambra, String> {
-    Alhambra::from_pieces(found.tiles.iter().map(|t| {
-        let r = &t.reading;
-        let walls = if r.building == Building::Fountain {
-            Walls::NONE
-        } else {
-            r.walls
-        };
-        (t.pos, Piece::new(r.building, walls))
-    }))
-    .map(|a| a.with_rules(rules))
-    .map_err(|e| e.to_string())
+    found
+        .layout()
+        .map(|a| a.with_rules(rules))
+        .map_err(|e| e.to_string())
 }
 
 /// The layout turned clockwise `turns` quarter turns.
@@ -835,7 +828,7 @@ mod tests {
     use crate::appearance::{BLOCK_DIMS, CellFeatures, Reading, SIDE_DIMS};
     use crate::geometry::Homography;
     use crate::scanner::{FoundTile, PlaneSource, Trace};
-    use alhambra_engine::Rule;
+    use alhambra_engine::{Building, Rule};
 
     const TILE: f64 = 60.0;
 
