@@ -2647,6 +2647,23 @@ impl Scanner {
         for (t, h) in tiles.iter_mut().zip(&hints) {
             let choices = self.profile.choices(&t.features, h, focus);
             t.reading = choices.reading();
+            if debugging() {
+                let best = choices.best();
+                eprintln!(
+                    "tile {:?} at {:?}: {:?} {:?}, wall log-odds {:?} (hints {:?}), best pair {} {:?} score {:.1}, best free {:?} {:.1}",
+                    t.pos,
+                    quad_centre(&t.corners_px).map(|v| v.round()),
+                    t.reading.building,
+                    t.reading.walls,
+                    choices.odds.map(|o| (o * 10.0).round() / 10.0),
+                    h.map(|o| (o * 10.0).round() / 10.0),
+                    best,
+                    crate::appearance::catalogue_pairs().get(best),
+                    choices.scored[best],
+                    choices.free,
+                    choices.free_score
+                );
+            }
             t.choices = Some(choices);
         }
         // The fountain is (0, 0) by definition: if the cell read as the fountain is another
