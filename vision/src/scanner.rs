@@ -355,6 +355,15 @@ const OVERVIEW_PX_PER_TILE: f64 = 16.0;
 /// there.
 type Candidate = (Point, f32);
 
+/// Tile sizes (relative to the profile's) the overview looks for fountains at, the
+/// profile's first: the plane is affine, and under a tilted camera the far and near tiles
+/// of one photo differ by a quarter and more (the bundled photo's two back fountains
+/// scored under the faint limit at the profile's size, and clearest of all at 0.8).
+const OVERVIEW_SCALES: [f64; 3] = [1.0, 0.8, 1.25];
+/// How many candidates that read clearer at another size than the profile's are tried:
+/// as many as a table has fountains.
+const OTHER_SIZE_CANDIDATES: usize = MOST_PLAYERS;
+
 /// A fountain candidate scoring under this share of the clearest fountain anchored in the
 /// same photo is not tried (dev photos: 28% faster, the same readings; at 0.4 normal
 /// photos began to lose fountains in shadow or half under a hand).
@@ -1119,7 +1128,7 @@ impl Scanner {
                 claimed: Vec::new(),
                 ..plain_view
             };
-            let reading = self.candidates_on(&view, &overview)?;
+            let reading = self.candidates_on(&view, &overview, &[1.0])?;
             Ok(reading.top_fit.unwrap_or(f32::NEG_INFINITY))
         };
         // One channel at a time, 8% and 16% each way.
@@ -1580,7 +1589,7 @@ impl Scanner {
     ) -> Result<(Vec<Candidate>, Option<[f32; 3]>), ScanError> {
         match self.overview(view, image_to_table)? {
             Some(overview) => {
-                let reading = self.candidates_on(view, &overview)?;
+                let reading = self.candidates_on(view, &overview, &OVERVIEW_SCALES)?;
                 Ok((reading.candidates, reading.table))
             }
             None => Ok((Vec::new(), None)),
@@ -1647,11 +1656,14 @@ impl Scanner {
 
     /// [`Scanner::fountain_candidates`] on an overview of the table, under the view's white
     /// balance, the table's colour there, and how well the clearest candidate's colours fit
-    /// the profile's fountain ([`crate::appearance::Detectors::fountain_fit`]).
+    /// the profile's fountain ([`crate::appearance::Detectors::fountain_fit`]). Candidates
+    /// are looked for at tiles `scales[0]` times the profile's; then, after them, where
+    /// another of `scales` reads clearer.
     fn candidates_on(
         &self,
         view: &View<'_>,
         overview: &Overview,
+        scales: &[f64],
     ) -> Result<OverviewReading, ScanError> {
         let (lo, q) = (overview.lo, overview.q);
         let pitch = f64::from(self.profile.pitch_mm);
@@ -1705,97 +1717,144 @@ impl Scanner {
             ]
         };
         let tile = pitch * q;
-        // Boxes of an even width, centred on pixel corners: the centre is the middle 38% of
-        // a tile and the ring reaches 76% across, as in the cells learned from (`features`
-        // leaves a 12% margin; `detect_features` splits 4x4 blocks into 2x2 and the rest).
-        let centre_half = (0.19 * tile).round().max(1.0) as usize;
-        let ring_half = (0.38 * tile).round().max(2.0) as usize;
-        let centre_area = (4 * centre_half * centre_half) as f64;
-        let ring_area = (4 * ring_half * ring_half) as f64 - centre_area;
         let detectors = self.profile.detectors();
-        let mut score = vec![f32::NEG_INFINITY; ow * oh];
-        let mut fit = vec![f32::NEG_INFINITY; ow * oh];
-        for y in ring_half..oh.saturating_sub(ring_half) {
-            for x in ring_half..ow.saturating_sub(ring_half) {
-                let c = boxsum(
-                    x - centre_half,
-                    y - centre_half,
-                    x + centre_half,
-                    y + centre_half,
-                );
-                let r = boxsum(x - ring_half, y - ring_half, x + ring_half, y + ring_half);
-                let ring_n = r[3] - c[3];
-                if c[3] < centre_area || ring_n < 0.9 * ring_area {
-                    continue;
+        // The fountain score (and fit) at each pixel for tiles `scale` times the profile's.
+        let scored_at = |scale: f64| -> (Vec<f32>, Vec<f32>) {
+            let tile = tile * scale;
+            let mut score = vec![f32::NEG_INFINITY; ow * oh];
+            let mut fit = vec![f32::NEG_INFINITY; ow * oh];
+            // Boxes of an even width, centred on pixel corners: the centre is the middle 38%
+            // of a tile and the ring reaches 76% across, as in the cells learned from
+            // (`features` leaves a 12% margin; `detect_features` splits 4x4 blocks into 2x2
+            // and the rest).
+            let centre_half = (0.19 * tile).round().max(1.0) as usize;
+            let ring_half = (0.38 * tile).round().max(2.0) as usize;
+            let centre_area = (4 * centre_half * centre_half) as f64;
+            let ring_area = (4 * ring_half * ring_half) as f64 - centre_area;
+            for y in ring_half..oh.saturating_sub(ring_half) {
+                for x in ring_half..ow.saturating_sub(ring_half) {
+                    let c = boxsum(
+                        x - centre_half,
+                        y - centre_half,
+                        x + centre_half,
+                        y + centre_half,
+                    );
+                    let r = boxsum(x - ring_half, y - ring_half, x + ring_half, y + ring_half);
+                    let ring_n = r[3] - c[3];
+                    if c[3] < centre_area || ring_n < 0.9 * ring_area {
+                        continue;
+                    }
+                    let (lc, lr) = (c[2] / c[3], (r[2] - c[2]) / ring_n);
+                    let f = [
+                        (c[0] / c[3]) as f32,
+                        (c[1] / c[3]) as f32,
+                        ((r[0] - c[0]) / ring_n) as f32,
+                        ((r[1] - c[1]) / ring_n) as f32,
+                        (lc / lr.max(1.0)) as f32,
+                    ];
+                    score[y * ow + x] = detectors.fountain_score(&f);
+                    fit[y * ow + x] = detectors.fountain_fit(&f);
                 }
-                let (lc, lr) = (c[2] / c[3], (r[2] - c[2]) / ring_n);
-                let f = [
-                    (c[0] / c[3]) as f32,
-                    (c[1] / c[3]) as f32,
-                    ((r[0] - c[0]) / ring_n) as f32,
-                    ((r[1] - c[1]) / ring_n) as f32,
-                    (lc / lr.max(1.0)) as f32,
-                ];
-                score[y * ow + x] = detectors.fountain_score(&f);
-                fit[y * ow + x] = detectors.fountain_fit(&f);
             }
-        }
+            (score, fit)
+        };
         // Local maxima over about a tile, best first: the maximum over the square around
         // every pixel (a dilation), then equal neighbours on a plateau thinned to one.
         let radius = (0.7 * tile).round().max(1.0) as i32;
-        let scores = Mat::new_rows_cols_with_data(oh as i32, ow as i32, &score)?;
-        let mut around = Mat::default();
-        imgproc::dilate(
-            &scores,
-            &mut around,
-            &imgproc::get_structuring_element(
-                imgproc::MORPH_RECT,
-                Size::new(2 * radius + 1, 2 * radius + 1),
-                opencv::core::Point::new(-1, -1),
-            )?,
-            opencv::core::Point::new(-1, -1),
-            1,
-            opencv::core::BORDER_CONSTANT,
-            Scalar::all(f64::from(f32::NEG_INFINITY)),
-        )?;
-        let around = around.data_typed::<f32>()?;
-        let mut peaks: Vec<(f32, usize, usize)> = Vec::new();
-        for y in 0..oh {
-            for x in 0..ow {
-                let s = score[y * ow + x];
-                if s > 0.0 && s >= around[y * ow + x] {
-                    peaks.push((s, x, y));
+        let peaks_of =
+            |score: &[f32], most: usize| -> Result<Vec<(f32, usize, usize)>, ScanError> {
+                let scores = Mat::new_rows_cols_with_data(oh as i32, ow as i32, score)?;
+                let mut around = Mat::default();
+                imgproc::dilate(
+                    &scores,
+                    &mut around,
+                    &imgproc::get_structuring_element(
+                        imgproc::MORPH_RECT,
+                        Size::new(2 * radius + 1, 2 * radius + 1),
+                        opencv::core::Point::new(-1, -1),
+                    )?,
+                    opencv::core::Point::new(-1, -1),
+                    1,
+                    opencv::core::BORDER_CONSTANT,
+                    Scalar::all(f64::from(f32::NEG_INFINITY)),
+                )?;
+                let around = around.data_typed::<f32>()?;
+                let mut peaks: Vec<(f32, usize, usize)> = Vec::new();
+                for y in 0..oh {
+                    for x in 0..ow {
+                        let s = score[y * ow + x];
+                        if s > 0.0 && s >= around[y * ow + x] {
+                            peaks.push((s, x, y));
+                        }
+                    }
+                }
+                let r = radius as usize;
+                let mut kept: Vec<(f32, usize, usize)> = Vec::with_capacity(peaks.len());
+                for p in peaks {
+                    if !kept
+                        .iter()
+                        .any(|k| k.0 == p.0 && k.1.abs_diff(p.1) <= r && k.2.abs_diff(p.2) <= r)
+                    {
+                        kept.push(p);
+                    }
+                }
+                kept.sort_by(|a, b| b.0.total_cmp(&a.0));
+                kept.truncate(most);
+                Ok(kept)
+            };
+        let Some((&first, others)) = scales.split_first() else {
+            return Ok(OverviewReading {
+                candidates: Vec::new(),
+                table,
+                top_fit: None,
+            });
+        };
+        let (score, fit) = scored_at(first);
+        let mut peaks: Vec<(f32, usize, usize, f64)> = peaks_of(&score, 24)?
+            .into_iter()
+            .map(|(s, x, y)| (s, x, y, first))
+            .collect();
+        let top_fit = peaks.first().map(|&(_, x, y, _)| fit[y * ow + x]);
+        // Fountains that read clearer at another size (far from or near a tilted camera)
+        // come after all those at the profile's, at the size they read best at: they
+        // neither reorder nor crowd out the others.
+        if !others.is_empty() {
+            let mut best = vec![f32::NEG_INFINITY; ow * oh];
+            let mut size = vec![first; ow * oh];
+            for &scale in others {
+                let (here, _) = scored_at(scale);
+                for k in 0..ow * oh {
+                    if here[k] > best[k] {
+                        best[k] = here[k];
+                        size[k] = scale;
+                    }
                 }
             }
-        }
-        let r = radius as usize;
-        let mut kept: Vec<(f32, usize, usize)> = Vec::with_capacity(peaks.len());
-        for p in peaks {
-            if !kept
-                .iter()
-                .any(|k| k.0 == p.0 && k.1.abs_diff(p.1) <= r && k.2.abs_diff(p.2) <= r)
-            {
-                kept.push(p);
+            for k in 0..ow * oh {
+                if best[k] <= score[k] {
+                    best[k] = f32::NEG_INFINITY;
+                }
             }
+            peaks.extend(
+                peaks_of(&best, OTHER_SIZE_CANDIDATES)?
+                    .into_iter()
+                    .map(|(s, x, y)| (s, x, y, size[y * ow + x])),
+            );
         }
-        let mut peaks = kept;
-        peaks.sort_by(|a, b| b.0.total_cmp(&a.0));
-        peaks.truncate(24);
         if debugging() {
-            for (score, x, y) in &peaks {
+            for (score, x, y, size) in &peaks {
                 let t = [lo[0] + *x as f64 / q, lo[1] + *y as f64 / q];
                 if let Some(p) = view.table_to_image.apply(t) {
                     eprintln!(
-                        "fountain candidate {:.0} {:.0} score {score:.1}",
+                        "fountain candidate {:.0} {:.0} score {score:.1} at size {size:.2}",
                         p[0], p[1]
                     );
                 }
             }
         }
-        let top_fit = peaks.first().map(|&(_, x, y)| fit[y * ow + x]);
         let points = peaks
             .into_iter()
-            .map(|(score, x, y)| ([lo[0] + x as f64 / q, lo[1] + y as f64 / q], score))
+            .map(|(score, x, y, _)| ([lo[0] + x as f64 / q, lo[1] + y as f64 / q], score))
             .collect();
         Ok(OverviewReading {
             candidates: points,

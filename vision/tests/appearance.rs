@@ -197,3 +197,36 @@ fn a_fountain_beside_another_players_far_tiles_leaves_them_to_their_alhambra() {
     assert_eq!(tally.phantom, 0, "{tally:?}");
     assert!(tally.missed <= 2, "{tally:?}");
 }
+
+#[test]
+fn far_fountains_that_read_clearer_smaller_are_found() {
+    // The bundled photo `scripts/run` scans, read as it reads it (built-in profile): its
+    // two back Alhambras lie far from a tilted camera on an affine plane, and their
+    // fountains scored under the faint limit at the profile's tile size; at 0.8 of it
+    // they read clearest of all.
+    use alhambra_vision::default_profile::default_profile;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/photos/normal");
+    let image = opencv::imgcodecs::imread(
+        &*dir.join("normal_100.jpg").to_string_lossy(),
+        opencv::imgcodecs::IMREAD_COLOR,
+    )
+    .expect("reads the photo");
+    let labels: ScanResult = serde_json::from_slice(
+        &std::fs::read(dir.join("normal_100.json")).expect("reads the labels"),
+    )
+    .expect("labels JSON");
+    let profile = default_profile().expect("built-in profile");
+    let read = Scanner::new(
+        profile,
+        ScanOptions {
+            marker_mm: marker_mm(&labels),
+            ..ScanOptions::default()
+        },
+    )
+    .scan(&image)
+    .expect("scans")
+    .to_result("normal_100.jpg");
+    let tally = compare_photo(&labels, &read);
+    assert_eq!(tally.alhambras, 5, "{tally:?}");
+    assert_eq!(tally.alhambras_exact, 5, "{tally:?}");
+}
