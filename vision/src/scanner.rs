@@ -351,9 +351,9 @@ static FEATURE_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomic
 /// Pixels per tile of the overview the fountains are looked for in.
 const OVERVIEW_PX_PER_TILE: f64 = 16.0;
 
-/// A table point that may be a fountain's centre, and how clearly the overview shows one
-/// there.
-type Candidate = (Point, f32);
+/// A table point that may be a fountain's centre, how clearly the overview shows one
+/// there, and at what tile size (relative to the profile's) it shows clearest.
+type Candidate = (Point, f32, f64);
 
 /// Tile sizes (relative to the profile's) the overview looks for fountains at, the
 /// profile's first: the plane is affine, and under a tilted camera the far and near tiles
@@ -1191,7 +1191,7 @@ impl Scanner {
         // Fountains anchored alone (no tile beside) before the photo's pitch was known:
         // the anchor's index, its candidate, and its rank.
         let mut lone: Vec<(usize, Point, f32)> = Vec::new();
-        for (c, strength) in candidates {
+        for (c, strength, size) in candidates {
             // Candidates are tried clearest first; far fainter ones than a real fountain of
             // this photo are the table's art and the tiles' (each a lattice search of
             // hundreds of cell looks, for nothing).
@@ -1226,7 +1226,7 @@ impl Scanner {
                 continue;
             }
             let t = std::time::Instant::now();
-            let fitted = self.fit_grid(&view, c, scale)?;
+            let fitted = self.fit_grid(&view, c, scale, size != 1.0)?;
             t_fit += t.elapsed().as_secs_f64() * 1e3;
             let (grid, found_scale, score) = match fitted {
                 Fit::Anchored { grid, pitch, rank } => (grid, pitch, rank),
@@ -1294,7 +1294,7 @@ impl Scanner {
                 let own = view.claimed[k];
                 // Its own fountain must not count as taken while it is looked at again.
                 view.claimed[k] = ([f64::NAN, f64::NAN], 0.0);
-                let refit = self.fit_grid(&view, c, Some(s))?;
+                let refit = self.fit_grid(&view, c, Some(s), false)?;
                 view.claimed[k] = own;
                 t_fit += t.elapsed().as_secs_f64() * 1e3;
                 let Fit::Anchored {
@@ -1854,7 +1854,7 @@ impl Scanner {
         }
         let points = peaks
             .into_iter()
-            .map(|(score, x, y, _)| ([lo[0] + x as f64 / q, lo[1] + y as f64 / q], score))
+            .map(|(score, x, y, size)| ([lo[0] + x as f64 / q, lo[1] + y as f64 / q], score, size))
             .collect();
         Ok(OverviewReading {
             candidates: points,
@@ -1866,13 +1866,15 @@ impl Scanner {
     /// The grid of the Alhambra whose fountain may be near table point `centre`: edge
     /// direction and tile borders give a first lattice; the cell that reads as a fountain
     /// (the one there or a neighbour) becomes (0, 0). `scale`, when known, is the tiles'
-    /// pitch relative to the profile's in this view. Without a fountain there, the lattices
-    /// the comb found, for a wider look later.
+    /// pitch relative to the profile's in this view; `other_size`, whether the overview saw
+    /// this fountain clearer at another tile size than the profile's. Without a fountain
+    /// there, the lattices the comb found, for a wider look later.
     fn fit_grid(
         &self,
         view: &View<'_>,
         centre: Point,
         scale: Option<f64>,
+        other_size: bool,
     ) -> Result<Fit, ScanError> {
         let pitch0 = f64::from(self.profile.pitch_mm);
         const PX: f64 = 32.0; // window pixels per expected pitch
@@ -1930,14 +1932,34 @@ impl Scanner {
             let win = self.window(view, centre, angle, res, n)?;
             looked.push((angle, edge_profiles(&win)?, axis_tilts(&win)?));
         }
-        for &range in ranges {
-            for (angle, profiles, (tilt_x, tilt_y)) in &looked {
+        // One look along every direction at the comb's best period in `range` (with
+        // `avoid`, each direction's best other peak, away from the period given): each
+        // lattice found is anchored on a fountain if it can be. Returns each direction's
+        // period.
+        type Best = Option<((f32, f32), Homography, f64)>;
+        let comb_pass = |range: (f64, f64),
+                         avoid: &[Option<f64>],
+                         best: &mut Best,
+                         combed: &mut Vec<(f64, f64)>,
+                         unanchored: &mut Vec<Homography>|
+         -> Vec<Option<f64>> {
+            let mut found = vec![None; looked.len()];
+            for (d, (angle, profiles, (tilt_x, tilt_y))) in looked.iter().enumerate() {
                 let (angle, tilt_x, tilt_y) = (*angle, *tilt_x, *tilt_y);
-                let Some(([(period_x, phase_x), (period_y, phase_y)], _)) =
-                    lattice_period(profiles, PX, range, false)
+                let avoid = match avoid.get(d) {
+                    None => None,
+                    Some(None) => continue,
+                    Some(Some(p)) => Some(*p),
+                };
+                let Some(Comb {
+                    periods: [(period_x, phase_x), (period_y, phase_y)],
+                    joint,
+                    ..
+                }) = lattice_period(profiles, PX, range, false, avoid)
                 else {
                     continue;
                 };
+                found[d] = Some(joint);
                 let half = f64::from(n) / 2.0;
                 let nearest = |phase: f64, period: f64| {
                     let k = ((half - phase) / period - 0.5).round();
@@ -1976,24 +1998,69 @@ impl Scanner {
                         angle.to_degrees()
                     );
                 }
-                if better(score, &best) {
-                    best = Some((score, anchored, (period_x + period_y) / (2.0 * PX)));
+                if better(score, best) {
+                    *best = Some((score, anchored, (period_x + period_y) / (2.0 * PX)));
                 }
+            }
+            found
+        };
+        let good = |best: &Best| best.as_ref().is_some_and(|b| b.0.0 >= 10.0);
+        // Each direction's best period in the first range.
+        let mut first_best: Vec<Option<f64>> = Vec::new();
+        for (r, &range) in ranges.iter().enumerate() {
+            let found = comb_pass(range, &[], &mut best, &mut combed, &mut unanchored);
+            if r == 0 {
+                first_best = found;
             }
             // Good enough when the fountain has a tile beside it; a fountain read alone may
             // be a lattice turned by the octagon's 45 degrees: keep looking.
-            if best.as_ref().is_some_and(|b| b.0.0 >= 10.0) {
+            if good(&best) {
                 break;
             }
         }
         // A tile alone, or with one or two beside it, shows too few borders for the comb:
         // try the learned pitch too, centred on the candidate, along the edge directions.
+        let s = scale.unwrap_or(1.0);
+        let alone_at = |tries: &[(f64, f64)], need: f32, best: &mut Best| {
+            for &(angle, s) in tries {
+                let alone = view.table_to_image.after(&lattice_to_table(
+                    centre,
+                    angle,
+                    (s * pitch0, s * pitch0),
+                ));
+                if let Some((margin, anchored)) = self.fountain_cell(view, &alone) {
+                    let score = rank(margin, &anchored);
+                    if score.0 >= need && better(score, best) {
+                        *best = Some((score, anchored, s));
+                    }
+                }
+            }
+        };
+        if !good(&best) {
+            let learned: Vec<(f64, f64)> = directions.iter().map(|&angle| (angle, s)).collect();
+            alone_at(&learned, 0.0, &mut best);
+        }
+        // A fountain the overview saw clearer at another size than the profile's lies far
+        // from or near a tilted camera: once another fountain has told the photo's pitch,
+        // its one range spans that fountain's near and far cells on an affine plane, and
+        // the comb's best period there can be the art's or a neighbour's. The next best
+        // peak along each direction, then.
+        if !good(&best) && scale.is_some() && other_size {
+            if debug {
+                eprintln!("  runner-up periods:");
+            }
+            comb_pass(
+                ranges[0],
+                &first_best,
+                &mut best,
+                &mut combed,
+                &mut unanchored,
+            );
+        }
         // Failing that, the pitches the comb found whose lattice anchored no fountain (its
         // phase taken from lines in the art), centred on the candidate, when a tile lies
         // beside the fountain there (alone, a fountain read at a wrong pitch can outrank
         // the right one by how clearly it reads).
-        let s = scale.unwrap_or(1.0);
-        let learned: Vec<(f64, f64)> = directions.iter().map(|&angle| (angle, s)).collect();
         let mut distinct: Vec<(f64, f64)> = Vec::new();
         for (angle, p) in combed {
             if (p / s - 1.0).abs() > 0.1
@@ -2004,23 +2071,8 @@ impl Scanner {
                 distinct.push((angle, p));
             }
         }
-        for (tries, need) in [(learned, 0.0), (distinct, 10.0)] {
-            if best.as_ref().is_some_and(|b| b.0.0 >= 10.0) {
-                break;
-            }
-            for (angle, s) in tries {
-                let alone = view.table_to_image.after(&lattice_to_table(
-                    centre,
-                    angle,
-                    (s * pitch0, s * pitch0),
-                ));
-                if let Some((margin, anchored)) = self.fountain_cell(view, &alone) {
-                    let score = rank(margin, &anchored);
-                    if score.0 >= need && better(score, &best) {
-                        best = Some((score, anchored, s));
-                    }
-                }
-            }
+        if !good(&best) {
+            alone_at(&distinct, 10.0, &mut best);
         }
         Ok(match best {
             Some((score, grid, pitch)) => Fit::Anchored {
@@ -3368,7 +3420,7 @@ fn lattice_directions(grey: &Mat, expected: f64) -> Result<Vec<f64>, ScanError> 
     let scores: Vec<f64> = (0..steps)
         .map(|k| {
             let profiles = project((k as f64 * STEP_DEG).to_radians(), true);
-            lattice_period(&profiles, expected, (0.55, 1.8), true).map_or(0.0, |(_, s)| s)
+            lattice_period(&profiles, expected, (0.55, 1.8), true, None).map_or(0.0, |c| c.score)
         })
         .collect();
     let mut peaks: Vec<(f64, f64)> = (0..steps)
@@ -3487,13 +3539,15 @@ type Period = (f64, f64);
 /// `range` x `expected` pixels whose teeth meet the most edge energy along both axes,
 /// compared with a comb half a period off (borders are lines, the middle of a tile is
 /// not, whatever its picture; the comparison also rejects half and double periods).
-/// Returns (period, phase) along x and along y, and how well the comb fits.
+/// Returns (period, phase) along x and along y, and how well the comb fits. With `avoid`
+/// (a period found before), the best other peak at least [`RUNNER_UP_APART`] from it.
 fn lattice_period(
     profiles: &EdgeProfiles,
     expected: f64,
     range: (f64, f64),
     coarse: bool,
-) -> Option<([Period; 2], f64)> {
+    avoid: Option<f64>,
+) -> Option<Comb> {
     let EdgeProfiles { x: px, y: py } = profiles;
     let n = px.len();
     // A coarse look (which directions hold a lattice at all) steps wider.
@@ -3555,19 +3609,40 @@ fn lattice_period(
         }
         best
     };
-    let mut best: Option<(f64, f64, f64, f64)> = None;
+    let mut scored: Vec<(f64, f64)> = Vec::new();
     let mut period = range.0 * expected;
     while period <= range.1 * expected {
-        let (sx, fx) = best_phase(&px, period);
-        let (sy, fy) = best_phase(&py, period);
-        if best.is_none_or(|b| sx + sy > b.0) {
-            best = Some((sx + sy, period, fx, fy));
-        }
+        let (sx, _) = best_phase(&px, period);
+        let (sy, _) = best_phase(&py, period);
+        scored.push((sx + sy, period));
         period += period_step;
     }
-    let (score, joint, _, _) = best.filter(|b| b.0 > 0.0)?;
+    // The best period, or with `avoid` the best peak of the comb's score away from it
+    // (not the best one's flank just outside the zone avoided).
+    let peak = |k: usize| {
+        let s = scored[k].0;
+        (k == 0 || scored[k - 1].0 <= s) && scored.get(k + 1).is_none_or(|n| n.0 <= s)
+    };
+    let best = (0..scored.len())
+        .filter(|&k| match avoid {
+            None => true,
+            Some(a) => peak(k) && (scored[k].1 / a - 1.0).abs() >= RUNNER_UP_APART,
+        })
+        .map(|k| scored[k])
+        .fold(None, |b: Option<(f64, f64)>, x| {
+            if b.is_none_or(|b| x.0 > b.0) {
+                Some(x)
+            } else {
+                b
+            }
+        });
+    let (score, joint) = best.filter(|b| b.0 > 0.0)?;
     if coarse {
-        return Some(([(joint, 0.0), (joint, 0.0)], score));
+        return Some(Comb {
+            periods: [(joint, 0.0), (joint, 0.0)],
+            score,
+            joint,
+        });
     }
     // Then each axis on its own near the joint period: the table plane may stretch one
     // axis more than the other (an affine plane under a tilted camera).
@@ -3584,7 +3659,26 @@ fn lattice_period(
         (best.1, best.2)
     };
     let ((period_x, phase_x), (period_y, phase_y)) = (refine(&px), refine(&py));
-    Some(([(period_x, phase_x), (period_y, phase_y)], score))
+    Some(Comb {
+        periods: [(period_x, phase_x), (period_y, phase_y)],
+        score,
+        joint,
+    })
+}
+
+/// How far apart (relative) a runner-up period must lie from the best one: beyond what the
+/// per-axis refinement (15%) could move the best.
+const RUNNER_UP_APART: f64 = 0.15;
+
+/// A lattice the comb found in a window.
+#[derive(Debug, Clone, Copy)]
+struct Comb {
+    /// Period and phase along each window axis, refined per axis.
+    periods: [Period; 2],
+    /// How much more edge lies on its lines than between them.
+    score: f64,
+    /// The period both axes shared before refinement.
+    joint: f64,
 }
 
 /// Edge energy of a square window summed down its columns (x) and along its rows (y):
@@ -4172,13 +4266,55 @@ mod tests {
     }
 
     #[test]
+    fn the_runner_up_period_is_the_other_lattice() {
+        // Strong lines every 40 px (a neighbour's lattice, or the art's) over weaker ones
+        // every 28 px (the tiles'): the best period is 40, the runner-up 28.
+        let line = |x: usize, period: usize| {
+            let r = x % period;
+            r == 0 || r == 1 || r == period - 1
+        };
+        let profile: Vec<f64> = (0..160)
+            .map(|x| {
+                let strong = if line(x, 40) { 2.0 } else { 0.0 };
+                let weak = if line(x + 6, 28) { 1.0 } else { 0.0 };
+                0.1 + strong + weak
+            })
+            .collect();
+        let profiles = EdgeProfiles {
+            x: profile.clone(),
+            y: profile,
+        };
+        let range = (0.78, 1.28);
+        let Some(best) = lattice_period(&profiles, 32.0, range, false, None) else {
+            panic!("no lattice found")
+        };
+        assert!(
+            (best.joint - 40.0).abs() < 1.0,
+            "best period {}",
+            best.joint
+        );
+        let Some(next) = lattice_period(&profiles, 32.0, range, false, Some(best.joint)) else {
+            panic!("no runner-up found")
+        };
+        assert!(
+            (next.joint - 28.0).abs() < 1.0,
+            "runner-up period {}",
+            next.joint
+        );
+        assert!(next.score < best.score);
+    }
+
+    #[test]
     fn the_comb_finds_pitch_and_phase() {
         let grey = window(36.0, 5.0, 0.0, None);
         let profiles = match edge_profiles(&grey) {
             Ok(p) => p,
             Err(e) => panic!("{e}"),
         };
-        let Some(([(px, fx), (py, fy)], _)) = lattice_period(&profiles, 32.0, (0.8, 1.25), false)
+        let Some(Comb {
+            periods: [(px, fx), (py, fy)],
+            ..
+        }) = lattice_period(&profiles, 32.0, (0.8, 1.25), false, None)
         else {
             panic!("no lattice found")
         };
