@@ -1181,6 +1181,8 @@ impl Scanner {
         // after another, the first took the second's tiles and the second's fountain was
         // then skipped as part of the first).
         let mut anchors: Vec<Homography> = Vec::new();
+        // Each anchor's rank (see `fit_grid`) when anchored once the pitch was known.
+        let mut ranks: Vec<f32> = Vec::new();
         let mut scale: Option<f64> = None;
         // The overview's score of the clearest fountain anchored so far.
         let mut best_anchored = 0f32;
@@ -1209,11 +1211,40 @@ impl Scanner {
                 strength,
                 anchored: false,
             });
-            if view
+            if let Some(k) = view
                 .claimed
                 .iter()
-                .any(|(q, size)| dist(*q, c_px) < 0.5 * size)
+                .position(|(q, size)| dist(*q, c_px) < 0.5 * size)
             {
+                // A fountain anchored alone once the photo's pitch was known, from a
+                // candidate beside it, may sit on a lattice turned or sized wrong (the
+                // comb there saw the art's lines): a candidate on the fountain itself
+                // looks again, and the fountain keeps the lattice that ranks higher.
+                if let Some(s) = scale
+                    && ranks.get(k).is_some_and(|&r| r < 10.0)
+                {
+                    let own = view.claimed[k];
+                    view.claimed[k] = ([f64::NAN, f64::NAN], 0.0);
+                    let t = std::time::Instant::now();
+                    let refit = self.fit_grid(&view, c, Some(s), size != 1.0)?;
+                    t_fit += t.elapsed().as_secs_f64() * 1e3;
+                    view.claimed[k] = own;
+                    if let Fit::Anchored { grid, rank, .. } = refit
+                        && rank > ranks[k]
+                        && let Some(q) = cell_quad(&grid, 0.0, 0.0)
+                        && dist(quad_centre(&q), own.0) < 0.5 * own.1
+                    {
+                        if debug {
+                            eprintln!(
+                                "fountain at {:?} anchored again: rank {:.1} -> {rank:.1}",
+                                own.0, ranks[k]
+                            );
+                        }
+                        view.claimed[k] = (quad_centre(&q), quad_size(&q));
+                        anchors[k] = grid;
+                        ranks[k] = rank;
+                    }
+                }
                 continue;
             }
             // A candidate on a building of a lattice already found (a light blue pavilion
@@ -1253,6 +1284,11 @@ impl Scanner {
             }
             view.claimed.push((quad_centre(&q), quad_size(&q)));
             anchors.push(grid);
+            ranks.push(if scale.is_some() {
+                score
+            } else {
+                f32::INFINITY
+            });
             if let Some(t) = traced.last_mut() {
                 t.anchored = true;
             }

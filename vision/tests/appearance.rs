@@ -230,3 +230,30 @@ fn far_fountains_that_read_clearer_smaller_are_found() {
     assert_eq!(tally.alhambras, 5, "{tally:?}");
     assert_eq!(tally.alhambras_exact, 5, "{tally:?}");
 }
+
+#[test]
+fn a_fountain_anchored_alone_on_a_wrong_lattice_is_anchored_again_from_its_own_candidate() {
+    // A normal scene read with the markers' size given wrong (40 mm for 50), profile from
+    // the normal photo of seed 7: the table then reads a quarter off the profile's
+    // pitch, and a candidate two cells from a fountain anchored it alone on a lattice
+    // turned and sized by the art's lines (its 11 tiles missed). The candidate on the
+    // fountain itself, skipped as taken, now looks again and keeps the lattice with
+    // tiles around the fountain.
+    let train = normal_as_written(7);
+    let samples =
+        photo_samples(&train.image, &train.labels, marker_mm(&train.labels)).expect("samples");
+    let profile = learn_profile(&[samples]).expect("learns from one photo");
+    let scene = normal_as_written(7218);
+    let read = Scanner::new(
+        profile,
+        ScanOptions {
+            marker_mm: 40.0,
+            ..ScanOptions::default()
+        },
+    )
+    .scan(&scene.image)
+    .expect("scans")
+    .to_result("x");
+    let tally = compare_photo(&scene.labels, &read);
+    assert!(tally.missed <= 2, "{tally:?}");
+}
