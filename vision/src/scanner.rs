@@ -1224,11 +1224,9 @@ impl Scanner {
                     && ranks.get(k).is_some_and(|&r| r < 10.0)
                 {
                     let own = view.claimed[k];
-                    view.claimed[k] = ([f64::NAN, f64::NAN], 0.0);
                     let t = std::time::Instant::now();
-                    let refit = self.fit_grid(&view, c, Some(s), size != 1.0)?;
+                    let refit = self.fit_again(&mut view, k, c, s, size != OVERVIEW_SCALES[0])?;
                     t_fit += t.elapsed().as_secs_f64() * 1e3;
-                    view.claimed[k] = own;
                     if let Fit::Anchored { grid, rank, .. } = refit
                         && rank > ranks[k]
                         && let Some(q) = cell_quad(&grid, 0.0, 0.0)
@@ -1257,7 +1255,7 @@ impl Scanner {
                 continue;
             }
             let t = std::time::Instant::now();
-            let fitted = self.fit_grid(&view, c, scale, size != 1.0)?;
+            let fitted = self.fit_grid(&view, c, scale, size != OVERVIEW_SCALES[0])?;
             t_fit += t.elapsed().as_secs_f64() * 1e3;
             let (grid, found_scale, score) = match fitted {
                 Fit::Anchored { grid, pitch, rank } => (grid, pitch, rank),
@@ -1327,11 +1325,7 @@ impl Scanner {
         if let Some(s) = scale {
             for (k, c, rank) in lone {
                 let t = std::time::Instant::now();
-                let own = view.claimed[k];
-                // Its own fountain must not count as taken while it is looked at again.
-                view.claimed[k] = ([f64::NAN, f64::NAN], 0.0);
-                let refit = self.fit_grid(&view, c, Some(s), false)?;
-                view.claimed[k] = own;
+                let refit = self.fit_again(&mut view, k, c, s, false)?;
                 t_fit += t.elapsed().as_secs_f64() * 1e3;
                 let Fit::Anchored {
                     grid, rank: again, ..
@@ -1897,6 +1891,23 @@ impl Scanner {
             table,
             top_fit,
         })
+    }
+
+    /// [`Scanner::fit_grid`] at `centre`, at the photo's pitch `scale`, for the fountain
+    /// claimed `k`-th: its own claim must not count as taken while it is looked at again.
+    fn fit_again(
+        &self,
+        view: &mut View<'_>,
+        k: usize,
+        centre: Point,
+        scale: f64,
+        other_size: bool,
+    ) -> Result<Fit, ScanError> {
+        let own = view.claimed[k];
+        view.claimed[k] = ([f64::NAN, f64::NAN], 0.0);
+        let refit = self.fit_grid(view, centre, Some(scale), other_size);
+        view.claimed[k] = own;
+        refit
     }
 
     /// The grid of the Alhambra whose fountain may be near table point `centre`: edge
