@@ -16,6 +16,7 @@ use alhambra_engine::{
 use opencv::core::{Mat, Scalar, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use thiserror::Error;
 
@@ -305,7 +306,14 @@ struct View<'a> {
     /// The grid of the photo's largest Alhambra once grown: the table's plane as its many
     /// tiles show it (see `on_shared_plane`).
     plane_grid: Option<Homography>,
+    /// Features already taken, by quad and white balance: the lattice fits, growth and
+    /// the final reading look at many quads more than once (a third of all looks on a
+    /// normal photo), and a look is most of a scan's time.
+    looked: RefCell<HashMap<LookKey, Option<CellFeatures>>>,
 }
+
+/// A quad's corners and a white balance, bit for bit: equal keys give equal features.
+type LookKey = ([u64; 8], [u32; 3]);
 
 /// How many tiles the profile's own look of each building counts for against the tiles
 /// of a photo when it is adapted to the photo.
@@ -462,6 +470,7 @@ impl<'a> View<'a> {
             table: None,
             claimed: Vec::new(),
             plane_grid: None,
+            looked: RefCell::default(),
         })
     }
 
@@ -631,9 +640,21 @@ impl<'a> View<'a> {
 
     /// Features of an image quad, in the quad's own orientation.
     fn features(&self, q: &[Point; 4]) -> Option<CellFeatures> {
+        let mut corners = [0u64; 8];
+        for (k, p) in q.iter().enumerate() {
+            corners[2 * k] = p[0].to_bits();
+            corners[2 * k + 1] = p[1].to_bits();
+        }
+        let key = (corners, self.white.map(f32::to_bits));
+        if let Some(known) = self.looked.borrow().get(&key) {
+            return known.clone();
+        }
         FEATURE_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let patch = sample_patch(self.frame, q).ok()?;
-        features(&patch, self.white).ok()
+        let f = sample_patch(self.frame, q)
+            .ok()
+            .and_then(|patch| features(&patch, self.white).ok());
+        self.looked.borrow_mut().insert(key, f.clone());
+        f
     }
 }
 
@@ -1126,6 +1147,7 @@ impl Scanner {
                     white[2] * gains[2],
                 ],
                 claimed: Vec::new(),
+                looked: RefCell::default(),
                 ..plain_view
             };
             let reading = self.candidates_on(&view, &overview, &[1.0])?;
