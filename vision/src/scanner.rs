@@ -2231,14 +2231,34 @@ impl Scanner {
         {
             return false;
         }
-        view.best_reading(
-            &self.profile,
-            grid,
-            (i as i32, j as i32),
-            (0.05, &PLUS),
-            None,
-        )
-        .is_some_and(|(_, f, presence)| presence.0 && self.fountain_margin(&f) < 0.0)
+        let building = |q: &[Point; 4], f: &CellFeatures| {
+            view.presence_of(&self.profile, q, f).0 && self.fountain_margin(f) < 0.0
+        };
+        let (i, j) = (i as i32, j as i32);
+        if view
+            .best_reading(&self.profile, grid, (i, j), (0.05, &PLUS), None)
+            .is_some_and(|(q, f, _)| building(&q, &f))
+        {
+            return true;
+        }
+        // A lattice fitted around its fountain drifts a few cells out (0.4 of a cell on
+        // dev photos): the tile is also looked for where the edges put it, from the
+        // grid's prediction and from the cell centred on `p` (a few cheap edge looks and
+        // one cell look each, against a lattice search of hundreds).
+        let centred = grid.after(&Homography::translation(
+            g[0] - f64::from(i),
+            g[1] - f64::from(j),
+        ));
+        [grid, &centred].into_iter().any(|lattice| {
+            let Some((q, _)) = view.align(lattice, i, j) else {
+                return false;
+            };
+            let Some(back) = grid.inverse().and_then(|inv| inv.apply(quad_centre(&q))) else {
+                return false;
+            };
+            (back[0] - g[0]).hypot(back[1] - g[1]) < 0.4
+                && view.features(&q).is_some_and(|f| building(&q, &f))
+        })
     }
 
     /// Channel gains (B, G, R) under which the cells beside a fountain found alone (at
