@@ -675,7 +675,52 @@ struct Growth {
     frontier: Vec<(i32, i32)>,
 }
 
+/// A cell one ring of growth would take: where, its quad, and how far it reads from the
+/// profile's tiles (its presence distance).
+struct Proposal {
+    cell: (i32, i32),
+    quad: [Point; 4],
+    distance: f32,
+}
+
 impl Growth {
+    /// Takes the cells of one ring (see [`Scanner::ring`]), queues their neighbours within
+    /// `reach` not looked at yet, and refits the grid to every cell found so far.
+    fn commit(&mut self, ring: Vec<Proposal>, reach: i32) {
+        let mut next = Vec::new();
+        for Proposal {
+            cell: (i, j), quad, ..
+        } in ring
+        {
+            self.quads.insert((i, j), quad);
+            // Tiles join by full sides; across a corner lies another Alhambra as often
+            // as an illegally placed tile.
+            for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                let n = (i + di, j + dj);
+                if n.0.abs() <= reach && n.1.abs() <= reach && self.seen.insert(n) {
+                    next.push(n);
+                }
+            }
+        }
+        // Refit the grid to every cell found so far.
+        let mut from = Vec::with_capacity(self.quads.len() * 4);
+        let mut to = Vec::with_capacity(self.quads.len() * 4);
+        for (&(i, j), q) in &self.quads {
+            let (i, j) = (f64::from(i), f64::from(j));
+            from.extend([
+                [i - 0.5, j - 0.5],
+                [i + 0.5, j - 0.5],
+                [i + 0.5, j + 0.5],
+                [i - 0.5, j + 0.5],
+            ]);
+            to.extend_from_slice(q);
+        }
+        if let Some(fitted) = Homography::fit(&from, &to) {
+            self.grid = fitted;
+        }
+        self.frontier = next;
+    }
+
     /// Whether quad `q` for cell (i, j) shares a side with a cell found beside it: both
     /// ends of the side within a fifth of a cell of that cell's (tiles laid by hand, and
     /// cells found on a blurred, tilted photo, do not meet exactly).
@@ -737,6 +782,30 @@ fn others_cells(growths: &[Growth], k: usize) -> Vec<(Point, f64)> {
         .filter(|&(o, _)| o != k)
         .flat_map(|(_, g)| g.quads.values().map(|q| (quad_centre(q), quad_size(q))))
         .collect()
+}
+
+/// The rings of several Alhambras grown at once, with each cell two of them would take
+/// left to the one that reads it nearer a tile (the first Alhambra on a tie).
+fn settle(mut rings: Vec<Option<Vec<Proposal>>>) -> Vec<Option<Vec<Proposal>>> {
+    let all: Vec<(usize, Point, f64, f32)> = rings
+        .iter()
+        .enumerate()
+        .filter_map(|(k, r)| r.as_ref().map(|r| (k, r)))
+        .flat_map(|(k, r)| {
+            r.iter()
+                .map(move |p| (k, quad_centre(&p.quad), quad_size(&p.quad), p.distance))
+        })
+        .collect();
+    for (k, ring) in rings.iter_mut().enumerate() {
+        let Some(ring) = ring else { continue };
+        ring.retain(|p| {
+            let c = quad_centre(&p.quad);
+            !all.iter().any(|&(o, oc, size, d)| {
+                o != k && dist(oc, c) < 0.5 * size && (d < p.distance || (d == p.distance && o < k))
+            })
+        });
+    }
+    rings
 }
 
 /// The rules an Alhambra as read breaks (see `Alhambra::check`); one for a layout the
@@ -1458,17 +1527,25 @@ impl Scanner {
         // Fountains are claimed for anchoring only: growth decides the cells.
         view.claimed.clear();
         // All Alhambras grow a ring at a time, each seeing the others' cells as taken:
-        // a cell between two goes to the one that reaches it first.
+        // a cell between two goes to the one that reaches it first, and when two reach
+        // it in the same ring, to the one that reads it more like a tile (the other's
+        // lattice sees a neighbour's tile turned and shifted).
+        let reach = self.options.max_reach;
         let grow_all = |view: &mut View<'_>, anchors: &[Homography]| -> Vec<Growth> {
             let mut growths: Vec<Growth> = anchors.iter().copied().map(Growth::new).collect();
             loop {
-                let mut grew = false;
+                let mut rings: Vec<Option<Vec<Proposal>>> = Vec::with_capacity(growths.len());
                 for k in 0..growths.len() {
                     view.claimed = others_cells(&growths, k);
-                    grew |= self.grow_ring(view, &mut growths[k]);
+                    rings.push(self.ring(view, &growths[k]));
                 }
-                if !grew {
+                if rings.iter().all(Option::is_none) {
                     break;
+                }
+                for (g, ring) in growths.iter_mut().zip(settle(rings)) {
+                    if let Some(ring) = ring {
+                        g.commit(ring, reach);
+                    }
                 }
             }
             growths
@@ -2452,13 +2529,21 @@ impl Scanner {
     /// a tile joins, then the grid is refitted to every tile found (so perspective and
     /// lens bending are followed). False when nothing is left to look at.
     fn grow_ring(&self, view: &View<'_>, g: &mut Growth) -> bool {
-        if g.frontier.is_empty() {
+        let Some(ring) = self.ring(view, g) else {
             return false;
+        };
+        g.commit(ring, self.options.max_reach);
+        true
+    }
+
+    /// The cells the next ring of growth would take (see [`Scanner::grow_ring`]), in the
+    /// frontier's order; `None` when there is no frontier.
+    fn ring(&self, view: &View<'_>, g: &Growth) -> Option<Vec<Proposal>> {
+        if g.frontier.is_empty() {
+            return None;
         }
-        let reach = self.options.max_reach;
-        let frontier = std::mem::take(&mut g.frontier);
-        let mut next = Vec::new();
-        for (i, j) in frontier {
+        let mut ring = Vec::new();
+        for &(i, j) in &g.frontier {
             // Read where the grid (averaged over every cell found) predicts the cell,
             // around it, and where its borders are: the best-looking quad counts.
             // A clear tile where the grid predicts it needs only a small look around
@@ -2541,34 +2626,13 @@ impl Scanner {
             if view.taken(&quad) || ((i, j) != (0, 0) && (!presence.0 || other_fountain)) {
                 continue;
             }
-            g.quads.insert((i, j), quad);
-            // Tiles join by full sides; across a corner lies another Alhambra as often
-            // as an illegally placed tile.
-            for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-                let n = (i + di, j + dj);
-                if n.0.abs() <= reach && n.1.abs() <= reach && g.seen.insert(n) {
-                    next.push(n);
-                }
-            }
+            ring.push(Proposal {
+                cell: (i, j),
+                quad,
+                distance: presence.1,
+            });
         }
-        // Refit the grid to every cell found so far.
-        let mut from = Vec::with_capacity(g.quads.len() * 4);
-        let mut to = Vec::with_capacity(g.quads.len() * 4);
-        for (&(i, j), q) in &g.quads {
-            let (i, j) = (f64::from(i), f64::from(j));
-            from.extend([
-                [i - 0.5, j - 0.5],
-                [i + 0.5, j - 0.5],
-                [i + 0.5, j + 0.5],
-                [i - 0.5, j + 0.5],
-            ]);
-            to.extend_from_slice(q);
-        }
-        if let Some(fitted) = Homography::fit(&from, &to) {
-            g.grid = fitted;
-        }
-        g.frontier = next;
-        true
+        Some(ring)
     }
 
     /// The fountain near image point `c_px` on the shared plane (`view.plane_grid`): where
@@ -3807,6 +3871,43 @@ mod tests {
                 c[1] + 40.0 * (x * sn + y * cs),
             ]
         })
+    }
+
+    #[test]
+    fn a_cell_two_alhambras_reach_in_one_ring_goes_to_the_one_that_reads_it_better() {
+        let proposal = |cell: (i32, i32), at: Point, turn: f64, distance: f32| Proposal {
+            cell,
+            quad: cell_at(at, turn),
+            distance,
+        };
+        // The first Alhambra reaches a neighbour's tile turned on its lattice and a tile of
+        // its own; the second reaches that tile square on its own lattice, a few pixels
+        // off, and another cell that none contests.
+        let rings = vec![
+            Some(vec![
+                proposal((-1, 0), [100.0, 100.0], 0.6, 2.7),
+                proposal((1, 0), [300.0, 100.0], 0.0, 0.5),
+            ]),
+            None,
+            Some(vec![
+                proposal((0, -1), [108.0, 104.0], 0.0, 1.5),
+                proposal((0, 1), [100.0, 300.0], 0.0, 2.9),
+            ]),
+        ];
+        let cells = |ring: &Option<Vec<Proposal>>| -> Vec<(i32, i32)> {
+            ring.iter().flatten().map(|p| p.cell).collect()
+        };
+        let settled = settle(rings);
+        assert_eq!(cells(&settled[0]), vec![(1, 0)]);
+        assert!(settled[1].is_none());
+        assert_eq!(cells(&settled[2]), vec![(0, -1), (0, 1)]);
+        // Read alike, the first Alhambra keeps it.
+        let tie = settle(vec![
+            Some(vec![proposal((-1, 0), [100.0, 100.0], 0.0, 1.0)]),
+            Some(vec![proposal((0, -1), [105.0, 100.0], 0.0, 1.0)]),
+        ]);
+        assert_eq!(cells(&tie[0]), vec![(-1, 0)]);
+        assert!(cells(&tie[1]).is_empty());
     }
 
     fn corner_error(a: &[Point; 4], b: &[Point; 4]) -> f64 {
