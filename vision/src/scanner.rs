@@ -424,6 +424,8 @@ const LONE_TURN_STEPS: i32 = 15;
 /// ... to where at least this many of its neighbours read as tiles, when its own cell
 /// lies within this of the plane's (cells, root mean square, after a turn and shift).
 const LONE_NEIGHBOURS: usize = 1;
+/// Fountains grown to this many tiles or fewer are turned so (more neighbours wanted).
+const FEW_TILES: usize = 3;
 const LONE_MISFIT: f64 = 0.2;
 /// The sizes (relative to its own cell) a fountain grown alone is turned at when no
 /// Alhambra tells the photo's plane (see `turn_lone_fountain`).
@@ -2707,16 +2709,17 @@ impl Scanner {
         best.map(|(_, grid)| grid)
     }
 
-    /// For a fountain that grew alone (`grown`): the grid turned about the fountain (by
-    /// `LONE_TURN_STEP` up to `LONE_TURN_STEPS` times each way) under which most of its
-    /// four neighbours read as tiles not yet another's, at least `LONE_NEIGHBOURS` of them,
-    /// the fountain still read there; the least turn (then size change) among equals. On
+    /// For a fountain that grew alone or to at most [`FEW_TILES`] tiles (`grown`): the grid
+    /// turned about the fountain (by `LONE_TURN_STEP` up to `LONE_TURN_STEPS` times each
+    /// way) under which most of its four neighbours read as tiles not yet another's, at
+    /// least `LONE_NEIGHBOURS` of them and more than it grew beside it, the fountain still
+    /// read there; the least turn (then size change) among equals. On
     /// the plane of the photo's largest Alhambra, whose pitch holds here; without one, on
     /// the fountain's own lattice at the sizes of `LONE_SIZES` (a lattice the comb turned
     /// by the octagon's 45 degrees, misled by the table's grain, has a pitch of its own
     /// too). `None` when no turn does that.
     fn turn_lone_fountain(&self, view: &View<'_>, grown: &Growth) -> Option<Homography> {
-        if grown.quads.len() != 1 {
+        if grown.quads.len() > FEW_TILES {
             return None;
         }
         let (plane, sizes): (Homography, &[f64]) = match view.plane_grid {
@@ -2759,12 +2762,15 @@ impl Scanner {
         let (n, step, size, grid) = best?;
         if debugging() {
             eprintln!(
-                "fountain at {:?} grown alone: {n} neighbours turned by {:.0} degrees, size {size}",
+                "fountain at {:?} grown to {} tiles: {n} neighbours turned by {:.0} degrees, size {size}",
                 quad_centre(quad),
+                grown.quads.len(),
                 (f64::from(step) * LONE_TURN_STEP).to_degrees()
             );
         }
-        (n >= LONE_NEIGHBOURS && (step != 0 || size != 1.0)).then_some(grid)
+        // A fountain with a tile or two beside it turns only to where more are.
+        let before = grown.quads.len() - 1;
+        (n >= LONE_NEIGHBOURS.max(before + 1) && (step != 0 || size != 1.0)).then_some(grid)
     }
 
     /// Reads every cell of a grown Alhambra on its final grid, in the orientation that
