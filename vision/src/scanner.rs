@@ -2577,10 +2577,11 @@ impl Scanner {
             {
                 (quad, features, presence) = (q, f, p);
             }
-            // Still not, but close: glare may have washed it out (which leaves the table around
-            // Alhambras no more tile-like, measured on dev photos).
+            // Still not, but not far: glare may have washed it out (which leaves the table
+            // around Alhambras no more tile-like, measured on dev photos). A bright patch
+            // on the table takes tiles to 1.7 limits and more.
             if !presence.0
-                && presence.1 <= 1.5 * limit
+                && presence.1 <= 2.0 * limit
                 && let Some((f, p)) = view.deglared_reading(&self.profile, &quad)
                 && p.0
             {

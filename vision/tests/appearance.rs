@@ -285,3 +285,16 @@ fn a_fountain_grown_to_two_tiles_on_a_turned_lattice_is_turned_to_its_neighbours
     let tally = compare_photo(&scene.labels, &scan_with(&profile, &scene));
     assert!(tally.missed <= 1, "{tally:?}");
 }
+
+#[test]
+fn tiles_washed_out_by_a_patch_of_glare_are_grown_with_the_glare_taken_off() {
+    // Normal scene 8001: a bright patch on the table lies over one side of a 24-tile
+    // Alhambra; its seraglios read 4.9-5.2 from every building as they are (presence
+    // limit 3.0), 1.4-1.9 with the glare taken off. Growth looked without glare only at
+    // cells within 1.5 limits (6 tiles missed).
+    let profile = profile_from_normal_7();
+    let scene = normal_as_written(8001);
+    let tally = compare_photo(&scene.labels, &scan_with(&profile, &scene));
+    assert!(tally.missed <= 3, "{tally:?}");
+    assert_eq!(tally.phantom, 0, "{tally:?}");
+}
