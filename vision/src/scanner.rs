@@ -310,6 +310,10 @@ struct View<'a> {
     /// the final reading look at many quads more than once (a third of all looks on a
     /// normal photo), and a look is most of a scan's time.
     looked: RefCell<HashMap<LookKey, Option<CellFeatures>>>,
+    /// The share of bare table measured in quads already (see [`View::table_share`]), by
+    /// quad, white balance and table colour: a cell read with the glare taken off asks
+    /// it once for each share of glare.
+    table_shares: RefCell<HashMap<(LookKey, [u32; 3]), f32>>,
 }
 
 /// A quad's corners and a white balance, bit for bit: equal keys give equal features.
@@ -473,6 +477,7 @@ impl<'a> View<'a> {
             claimed: Vec::new(),
             plane_grid: None,
             looked: RefCell::default(),
+            table_shares: RefCell::default(),
         })
     }
 
@@ -616,9 +621,21 @@ impl<'a> View<'a> {
     /// The share of a quad's pixels that look like the bare table (0 when the table's
     /// colour is unknown).
     fn table_share(&self, q: &[Point; 4]) -> f32 {
-        let Some([tr, tg, tl]) = self.table else {
+        let Some(table) = self.table else {
             return 0.0;
         };
+        let key = (self.look_key(q), table.map(f32::to_bits));
+        if let Some(&known) = self.table_shares.borrow().get(&key) {
+            return known;
+        }
+        let share = self.measured_table_share(q, table);
+        self.table_shares.borrow_mut().insert(key, share);
+        share
+    }
+
+    /// [`View::table_share`] measured: pixels within 0.02 of the table's chromaticity and
+    /// 0.7-1.4 times its brightness.
+    fn measured_table_share(&self, q: &[Point; 4], [tr, tg, tl]: [f32; 3]) -> f32 {
         let Ok(patch) = sample_patch(self.frame, q) else {
             return 0.0;
         };
@@ -640,14 +657,19 @@ impl<'a> View<'a> {
         like as f32 / n.max(1) as f32
     }
 
-    /// Features of an image quad, in the quad's own orientation.
-    fn features(&self, q: &[Point; 4]) -> Option<CellFeatures> {
+    /// Quad `q` under this view's white balance, bit for bit.
+    fn look_key(&self, q: &[Point; 4]) -> LookKey {
         let mut corners = [0u64; 8];
         for (k, p) in q.iter().enumerate() {
             corners[2 * k] = p[0].to_bits();
             corners[2 * k + 1] = p[1].to_bits();
         }
-        let key = (corners, self.white.map(f32::to_bits));
+        (corners, self.white.map(f32::to_bits))
+    }
+
+    /// Features of an image quad, in the quad's own orientation.
+    fn features(&self, q: &[Point; 4]) -> Option<CellFeatures> {
+        let key = self.look_key(q);
         if let Some(known) = self.looked.borrow().get(&key) {
             return known.clone();
         }
@@ -1219,6 +1241,7 @@ impl Scanner {
                 ],
                 claimed: Vec::new(),
                 looked: RefCell::default(),
+                table_shares: RefCell::default(),
                 ..plain_view
             };
             let reading = self.candidates_on(&view, &overview, &[1.0])?;
