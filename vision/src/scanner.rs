@@ -2793,7 +2793,7 @@ impl Scanner {
             );
         }
         // A fountain with a tile or two beside it turns only to where more are.
-        let before = grown.quads.len() - 1;
+        let before = grown.quads.len().saturating_sub(1);
         (n >= LONE_NEIGHBOURS.max(before + 1) && (step != 0 || size != 1.0)).then_some(grid)
     }
 
