@@ -192,8 +192,7 @@ fn a_fountain_beside_another_players_far_tiles_leaves_them_to_their_alhambra() {
     // As `synth` writes it: the scene's JPEG is what moves the seams enough for the race
     // to go wrong.
     let profile = profile_from_easy_7();
-    let scene = normal_as_written(7202);
-    let tally = compare_photo(&scene.labels, &scan_with(&profile, &scene));
+    let tally = read_normal(&profile, 7202);
     assert_eq!(tally.phantom, 0, "{tally:?}");
     assert!(tally.missed <= 2, "{tally:?}");
 }
@@ -255,6 +254,12 @@ fn a_fountain_anchored_alone_on_a_wrong_lattice_is_anchored_again_from_its_own_c
     assert!(tally.missed <= 2, "{tally:?}");
 }
 
+/// How the normal scene of `seed`, as `synth` writes it, reads with `profile`.
+fn read_normal(profile: &Profile, seed: u64) -> Tally {
+    let scene = normal_as_written(seed);
+    compare_photo(&scene.labels, &scan_with(profile, &scene))
+}
+
 /// The profile of the normal photo of seed 7, as `calibrate appearance` learns it.
 fn profile_from_normal_7() -> Profile {
     let train = normal_as_written(7);
@@ -269,8 +274,7 @@ fn a_tile_between_two_alhambras_goes_to_the_one_that_reads_it_as_a_tile() {
     // ring, the first took the other's tiles, turned and shifted on its own lattice
     // (1 of 4 Alhambras exact, a phantom). Settled by how well each reads the cell, 3.
     let profile = profile_from_normal_7();
-    let scene = normal_as_written(8016);
-    let tally = compare_photo(&scene.labels, &scan_with(&profile, &scene));
+    let tally = read_normal(&profile, 8016);
     assert_eq!(tally.phantom, 0, "{tally:?}");
     assert!(tally.alhambras_exact >= 3, "{tally:?}");
 }
@@ -281,8 +285,7 @@ fn a_fountain_grown_to_two_tiles_on_a_turned_lattice_is_turned_to_its_neighbours
     // which one cell beside the fountain still read as a tile (11 tiles missed). Turned
     // on the plane of the photo's largest Alhambra, all four neighbours are tiles.
     let profile = profile_from_normal_7();
-    let scene = normal_as_written(8043);
-    let tally = compare_photo(&scene.labels, &scan_with(&profile, &scene));
+    let tally = read_normal(&profile, 8043);
     assert!(tally.missed <= 1, "{tally:?}");
 }
 
@@ -293,8 +296,7 @@ fn tiles_washed_out_by_a_patch_of_glare_are_grown_with_the_glare_taken_off() {
     // limit 3.0), 1.4-1.9 with the glare taken off. Growth looked without glare only at
     // cells within 1.5 limits (6 tiles missed).
     let profile = profile_from_normal_7();
-    let scene = normal_as_written(8001);
-    let tally = compare_photo(&scene.labels, &scan_with(&profile, &scene));
+    let tally = read_normal(&profile, 8001);
     assert!(tally.missed <= 3, "{tally:?}");
     assert_eq!(tally.phantom, 0, "{tally:?}");
 }
