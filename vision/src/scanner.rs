@@ -2736,7 +2736,7 @@ impl Scanner {
     /// For a fountain that grew alone or to at most [`FEW_TILES`] tiles (`grown`): the grid
     /// turned about the fountain (by `LONE_TURN_STEP` up to `LONE_TURN_STEPS` times each
     /// way) under which most of its four neighbours read as tiles not yet another's, at
-    /// least `LONE_NEIGHBOURS` of them and more than it grew beside it, the fountain still
+    /// least `LONE_NEIGHBOURS` of them and more than the tiles it grew, the fountain still
     /// read there; the least turn (then size change) among equals. On
     /// the plane of the photo's largest Alhambra, whose pitch holds here; without one, on
     /// the fountain's own lattice at the sizes of `LONE_SIZES` (a lattice the comb turned
@@ -2792,7 +2792,7 @@ impl Scanner {
                 (f64::from(step) * LONE_TURN_STEP).to_degrees()
             );
         }
-        // A fountain with a tile or two beside it turns only to where more are.
+        // A fountain that grew a tile or two turns only to where more neighbours are.
         let before = grown.quads.len().saturating_sub(1);
         (n >= LONE_NEIGHBOURS.max(before + 1) && (step != 0 || size != 1.0)).then_some(grid)
     }
