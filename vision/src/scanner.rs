@@ -2322,7 +2322,10 @@ impl Scanner {
     /// overlap that tile: `p` is no fountain's centre.
     fn on_a_building(&self, view: &View<'_>, grid: &Homography, p: Point) -> bool {
         const NEAR: i32 = 6;
-        let Some(g) = grid.inverse().and_then(|inv| inv.apply(p)) else {
+        let Some(back) = grid.inverse() else {
+            return false;
+        };
+        let Some(g) = back.apply(p) else {
             return false;
         };
         let (i, j) = (g[0].round(), g[1].round());
@@ -2355,10 +2358,10 @@ impl Scanner {
             let Some((q, _)) = view.align(lattice, i, j) else {
                 return false;
             };
-            let Some(back) = grid.inverse().and_then(|inv| inv.apply(quad_centre(&q))) else {
+            let Some(at) = back.apply(quad_centre(&q)) else {
                 return false;
             };
-            (back[0] - g[0]).hypot(back[1] - g[1]) < 0.4
+            (at[0] - g[0]).hypot(at[1] - g[1]) < 0.4
                 && view.features(&q).is_some_and(|f| building(&q, &f))
         })
     }
