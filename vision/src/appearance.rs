@@ -1320,6 +1320,26 @@ impl Profile {
         })
     }
 
+    /// How well each side (north, east, south, west) of upright features looks like a tile's
+    /// side at all, walled or open: the likelier class's log-likelihood (up to a constant).
+    pub fn side_fit(&self, f: &CellFeatures, focus: Focus) -> [f32; 4] {
+        let split = match focus {
+            Focus::Sharp => self.side_split.as_ref(),
+            Focus::Soft => self.soft_side_split.as_ref().or(self.side_split.as_ref()),
+        };
+        let (wall, open) = self.side_models(focus);
+        Side::ALL.map(|side| {
+            let x = &f.sides[side as usize];
+            match split {
+                Some(d) => {
+                    let [a, b] = &d.classes;
+                    a.log_likelihood(x).max(b.log_likelihood(x))
+                }
+                None => wall.log_likelihood(x).max(open.log_likelihood(x)),
+            }
+        })
+    }
+
     /// The focus of cells seen together (one Alhambra): from their median sharpness,
     /// since one cell's picture may be plain or busy. (Which side models fit better does
     /// not tell: the blurred ones are broader and fit every odd side better.)

@@ -8,6 +8,7 @@ pub mod eval;
 pub mod geometry;
 pub mod identity;
 pub mod labels;
+pub mod outer_edge;
 pub mod overlay;
 pub mod plane;
 pub mod scanner;

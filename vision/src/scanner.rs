@@ -4,11 +4,13 @@
 //! with the appearance profile.
 
 use crate::appearance::{
-    CellFeatures, Choices, Profile, Reading, WhiteBalance, deglared, features, sample_patch,
+    CellFeatures, Choices, Focus, Profile, Reading, SIDE_DIMS, WhiteBalance, deglared, features,
+    sample_patch,
 };
 use crate::geometry::{Homography, Point};
 use crate::identity::one_of_each;
 use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile};
+use crate::outer_edge::{outer_edge_offset, side_moved};
 use crate::plane::{Plane, find_plane};
 use alhambra_engine::{
     Alhambra, Building, LayoutError, MOST_PLAYERS, Piece, Pos, Rule, Side, Walls, catalogue,
@@ -452,6 +454,22 @@ const DEGLARE_SHARES: [f32; 4] = [0.25, 0.5, 0.75, 1.0];
 /// to every cell found: inside the limit is enough).
 const RESHAPE_ANCHOR: (f32, usize) = (0.0, 150);
 const RESHAPE_GROWING: (f32, usize) = (0.8, 60);
+/// A side facing the table is moved onto the tile's edge only when that lies this far
+/// (share of a cell) outside it: the edge is found within about 2% (on some walled sides
+/// at the wall's inner edge, inside; seldom far outside), and the side models allow a
+/// quad a little off.
+const EDGE_CUT: f64 = 0.025;
+
+/// A side read on the tile's edge is kept unless it looks this much less like a tile's
+/// side (log-likelihood of the likelier class) than as the lattice put it. On dev photos
+/// cut walls moved out lose at most 3.5; sides moved over a tile's thickness lose 6 and
+/// more, mostly far more.
+const EDGE_FIT_LOSS: f32 = 4.0;
+
+/// A side moved onto the tile's edge is read this much further out (share of a cell): the
+/// labelled tiles' sides were learned from quads a little larger than the tiles.
+const EDGE_MARGIN: f64 = 0.01;
+
 /// A fountain cell further than this (times the presence limit) from every tile is not
 /// reshaped: of 844 so far off in 45 dev photos, none came to read as the fountain, and
 /// each costs 150 looks.
@@ -589,23 +607,37 @@ impl<'a> View<'a> {
         &self,
         profile: &Profile,
         q: &[Point; 4],
-    ) -> Option<(CellFeatures, (bool, f32))> {
+    ) -> Option<(CellFeatures, (bool, f32), f32)> {
         let patch = sample_patch(self.frame, q).ok()?;
-        let mut best: Option<(CellFeatures, (bool, f32))> = None;
+        let mut best: Option<(CellFeatures, (bool, f32), f32)> = None;
         for share in DEGLARE_SHARES {
             FEATURE_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let Ok(f) = deglared(&patch, share).and_then(|p| features(&p, self.white)) else {
                 continue;
             };
             let presence = self.presence_of(profile, q, &f);
-            let better = best.as_ref().is_none_or(|(_, b)| {
+            let better = best.as_ref().is_none_or(|(_, b, _)| {
                 (presence.0 && !b.0) || (presence.0 == b.0 && presence.1 < b.1)
             });
             if better {
-                best = Some((f, presence));
+                best = Some((f, presence, share));
             }
         }
         best
+    }
+
+    /// The side features of quad `q`, with `glare` (a share, see [`deglared`]) taken off
+    /// when given.
+    fn side_features(&self, q: &[Point; 4], glare: Option<f32>) -> Option<[[f32; SIDE_DIMS]; 4]> {
+        if !self.inside(q) {
+            return None;
+        }
+        FEATURE_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut patch = sample_patch(self.frame, q).ok()?;
+        if let Some(share) = glare {
+            patch = deglared(&patch, share).ok()?;
+        }
+        features(&patch, self.white).ok().map(|f| f.sides)
     }
 
     /// Whether quad `q`, with features `f`, holds a tile (and its distance): the
@@ -2608,7 +2640,7 @@ impl Scanner {
             // on the table takes tiles to 1.7 limits and more.
             if !presence.0
                 && presence.1 <= 2.0 * limit
-                && let Some((f, p)) = view.deglared_reading(&self.profile, &quad)
+                && let Some((f, p, _)) = view.deglared_reading(&self.profile, &quad)
                 && p.0
             {
                 (features, presence) = (f, p);
@@ -2802,6 +2834,50 @@ impl Scanner {
 
     /// Reads every cell of a grown Alhambra on its final grid, in the orientation that
     /// fits the tiles best.
+    /// Reads again each of `sides` (sides of cell quad `quad` facing no cell of its
+    /// Alhambra) whose quad side lies well inside its tile, through the quad with that
+    /// side moved out onto the tile's edge (see [`outer_edge`](crate::outer_edge)): `f`'s
+    /// side features are replaced when the side then looks about as much like some tile's
+    /// side, walled or open, as before (a cut wall reads as a typical open side; what
+    /// lies outside a tile's face, its thickness seen at a slant, reads as no side at all).
+    fn read_on_tile_edges(
+        &self,
+        view: &View<'_>,
+        quad: &[Point; 4],
+        f: &mut CellFeatures,
+        glare: Option<f32>,
+        focus: Focus,
+        sides: &[Side],
+    ) {
+        let Some(table) = view.table else { return };
+        let fit = self.profile.side_fit(f, focus);
+        for &side in sides {
+            let k = side as usize;
+            let found = outer_edge_offset(view.frame, quad, side, view.white, Some(table));
+            let Some(offset) = found.filter(|&o| o > EDGE_CUT) else {
+                continue;
+            };
+            let Some(sides) = side_moved(quad, side, offset + EDGE_MARGIN)
+                .and_then(|moved| view.side_features(&moved, glare))
+            else {
+                continue;
+            };
+            let mut moved = f.clone();
+            moved.sides[k] = sides[k];
+            let now = self.profile.side_fit(&moved, focus)[k];
+            if debugging() {
+                eprintln!(
+                    "side {side:?} of the cell at {:?}: edge {offset:.3} out, fit {:.1} -> {now:.1}",
+                    quad_centre(quad).map(|v| v.round()),
+                    fit[k]
+                );
+            }
+            if now > fit[k] - EDGE_FIT_LOSS {
+                f.sides[k] = sides[k];
+            }
+        }
+    }
+
     fn finish(&self, view: &View<'_>, g: &Growth) -> Option<FoundAlhambra> {
         let quads = &g.quads;
         let own = match view.plane_grid {
@@ -2813,22 +2889,38 @@ impl Scanner {
         let grid = refine_on_seams(view.edges, own, quads.keys().copied());
         // Final reading on the refitted grid.
         let mut cells: BTreeMap<(i32, i32), (CellFeatures, [Point; 4])> = BTreeMap::new();
+        let mut glares: HashMap<(i32, i32), Option<f32>> = HashMap::new();
         for &(i, j) in quads.keys() {
             if let Some((quad, mut f, p)) =
                 view.best_reading(&self.profile, &grid, (i, j), (0.015, &SQUARE), None)
             {
                 // A tile grown under glare is read with the glare taken off.
+                let mut glare = None;
                 if p.1 > self.profile.presence_limit
-                    && let Some((g, q)) = view.deglared_reading(&self.profile, &quad)
+                    && let Some((g, q, share)) = view.deglared_reading(&self.profile, &quad)
                     && q.1 < p.1
                 {
                     f = g;
+                    glare = Some(share);
                 }
                 cells.insert((i, j), (f, quad));
+                glares.insert((i, j), glare);
             }
         }
         if !cells.contains_key(&(0, 0)) {
             return None;
+        }
+        let focus = self.profile.focus_of(cells.values().map(|(f, _)| f));
+        for (&(i, j), (f, quad)) in cells.iter_mut() {
+            let glare = glares.get(&(i, j)).copied().flatten();
+            let facing_table: Vec<Side> = Side::ALL
+                .into_iter()
+                .filter(|&s| {
+                    let n = Pos::new(i, j).neighbour(s);
+                    !quads.contains_key(&(n.x, n.y))
+                })
+                .collect();
+            self.read_on_tile_edges(view, quad, f, glare, focus, &facing_table);
         }
         // The upright orientation: the quarter turn under which the tiles look most like
         // some building.
@@ -2847,7 +2939,6 @@ impl Scanner {
         let turn = (0..4u8)
             .max_by(|&a, &b| turn_score(a).total_cmp(&turn_score(b)))
             .unwrap_or(0);
-        let focus = self.profile.focus_of(cells.values().map(|(f, _)| f));
         let mut tiles = Vec::with_capacity(cells.len());
         for (&(i, j), (f, q)) in &cells {
             let reading = self.profile.read(&f.turned(turn), focus);
