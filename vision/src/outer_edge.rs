@@ -42,7 +42,7 @@ const SHADOW_CHROMA: f32 = 0.02;
 /// No edge at all when the strongest step is below this.
 const WEAKEST_EDGE: f32 = 0.15;
 /// Furthest a side is moved (share of a cell).
-pub const REACH: f64 = 0.08;
+pub const REACH: f64 = 0.12;
 
 /// How far the tile's edge lies outside the side `side` of cell quad `q` (share of a cell;
 /// negative: inside): `None` when what lies outside does not look like the table of colour

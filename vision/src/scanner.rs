@@ -2854,6 +2854,12 @@ impl Scanner {
         for &side in sides {
             let k = side as usize;
             let found = outer_edge_offset(view.frame, quad, side, view.white, Some(table));
+            if debugging() {
+                eprintln!(
+                    "side {side:?} of the cell at {:?}: edge {found:?}",
+                    quad_centre(quad).map(|v| v.round())
+                );
+            }
             let Some(offset) = found.filter(|&o| o > EDGE_CUT) else {
                 continue;
             };
