@@ -68,7 +68,7 @@ pub enum LayoutError {
     #[error("the fountain at {0} has walls; a fountain has none")]
     FountainWithWalls(Pos),
     /// A cell beyond [`MAX_REACH`].
-    #[error("cell {0} is more than {MAX_REACH} cells from the fountain")]
+    #[error("cell {0} is more than {MAX_REACH} cells from (0, 0), the fountain's cell")]
     OutOfReach(Pos),
 }
 
@@ -222,7 +222,7 @@ impl Alhambra {
                 Rule::OutOfReach,
                 pos,
                 None,
-                format!("{pos} is more than {MAX_REACH} cells from the fountain"),
+                format!("{pos} is more than {MAX_REACH} cells from (0, 0), the fountain's cell"),
             )];
         }
         if let Some(there) = self.get(pos) {
