@@ -446,6 +446,11 @@ const LOG_ODDS_CAP: f32 = 12.0;
 impl ClassShape {
     /// Log-likelihood up to a constant shared by every class of the same dimension.
     fn log_likelihood(&self, x: &[f32]) -> f32 {
+        self.log_likelihood_about(x, &self.mean)
+    }
+
+    /// [`ClassShape::log_likelihood`] with the class moved to `mean`.
+    fn log_likelihood_about(&self, x: &[f32], mean: &[f32]) -> f32 {
         let d = self.mean.len();
         // Forward substitution: L y = x - mean, then |y|^2 is the squared Mahalanobis
         // distance.
@@ -454,7 +459,7 @@ impl ClassShape {
         for i in 0..d {
             let row = &self.chol[i * d..i * d + i];
             let s = x.get(i).copied().unwrap_or(0.0)
-                - self.mean[i]
+                - mean.get(i).copied().unwrap_or(0.0)
                 - row.iter().zip(&y[..i]).map(|(l, y)| l * y).sum::<f32>();
             y[i] = s / self.chol[i * d + i];
             maha += y[i] * y[i];
@@ -782,8 +787,11 @@ const NOT_IN_CATALOGUE_MARGIN: f32 = 6.0;
 pub struct Choices {
     /// Score of each catalogue pair, in [`catalogue_pairs`] order.
     pub scored: Vec<f32>,
-    /// Log-odds of a wall on each side (north, east, south, west).
+    /// Log-odds of a wall on each side (north, east, south, west), whatever the building.
     pub odds: [f32; 4],
+    /// The same for each building (`Building::ALL` order): see
+    /// [`Profile::side_log_odds_by_building`].
+    pub building_odds: [[f32; 4]; 7],
     /// The likeliest building with each side read on its own.
     pub free: (Building, Walls),
     /// Its score.
@@ -837,8 +845,9 @@ impl Choices {
         } else {
             0.5
         };
+        let odds = self.building_odds[building as usize];
         let side_confidence = Side::ALL.map(|s| {
-            let p_wall = 1.0 / (1.0 + (-self.odds[s as usize]).exp());
+            let p_wall = 1.0 / (1.0 + (-odds[s as usize]).exp());
             if walls.has(s) { p_wall } else { 1.0 - p_wall }
         });
         Reading {
@@ -861,6 +870,11 @@ pub enum Focus {
     /// Out of focus or moving.
     Soft,
 }
+
+/// How likely a side is taken to look like the labelled tiles' of its building (rather
+/// than like any side of its class): the labelled photo shows each building's sides a
+/// few times, and another tile's art may differ.
+pub const ART_SHARE: f32 = 0.2;
 
 /// The learned appearance of one tile set under one light.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -892,6 +906,23 @@ pub struct Profile {
     /// Wall against open side, blurred.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub soft_side_split: Option<Discriminant>,
+    /// How each building's open sides looked as labelled: per building (`Building::ALL`
+    /// order), per side (north, east, south, west), the mean side features of that side
+    /// left open, when some labelled tile showed it. A building's art is drawn the same
+    /// way up on every tile of it, and where it reaches a side, an open side there looks
+    /// like the art, not like open sides in general (see [`Profile::choices`]). Empty in
+    /// profiles written before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub open_sides: Vec<[Option<Vec<f32>>; 4]>,
+    /// The same, blurred.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub soft_open_sides: Vec<[Option<Vec<f32>>; 4]>,
+    /// The same for walled sides.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub walled_sides: Vec<[Option<Vec<f32>>; 4]>,
+    /// The same, blurred.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub soft_walled_sides: Vec<[Option<Vec<f32>>; 4]>,
     /// Cells whose median sharpness is below this are read with the blurred side models:
     /// midway (geometrically) between the labelled cells' sharpness and their blurred
     /// variants'.
@@ -1045,6 +1076,31 @@ impl Profile {
                 Discriminant::learn(&walled, &open),
             )
         };
+        // Each building's open sides, per side, as labelled (see `open_sides`).
+        let open_sides = |soft: bool, walled: bool| -> Vec<[Option<Vec<f32>>; 4]> {
+            Building::ALL
+                .iter()
+                .map(|&b| {
+                    Side::ALL.map(|side| {
+                        let of: Vec<&[f32]> = tiles
+                            .iter()
+                            .filter(|s| {
+                                s.building == Some(b)
+                                    && s.softened == soft
+                                    && !s.borrowed
+                                    && s.walls.has(side) == walled
+                            })
+                            .map(|s| &s.features.sides[side as usize][..])
+                            .collect();
+                        (!of.is_empty()).then(|| {
+                            (0..SIDE_DIMS)
+                                .map(|i| of.iter().map(|x| x[i]).sum::<f32>() / of.len() as f32)
+                                .collect()
+                        })
+                    })
+                })
+                .collect()
+        };
         let (wall, open, side_split) = sides(false);
         let wall = wall.ok_or_else(|| {
             ProfileError::TooLittle("no walled side among the labelled tiles".into())
@@ -1097,6 +1153,10 @@ impl Profile {
             soft_open,
             side_split,
             soft_side_split,
+            open_sides: open_sides(false, false),
+            soft_open_sides: open_sides(true, false),
+            walled_sides: open_sides(false, true),
+            soft_walled_sides: open_sides(true, true),
             focus_split,
             presence_limit: 0.0,
             photos,
@@ -1320,6 +1380,61 @@ impl Profile {
         })
     }
 
+    /// [`Profile::side_log_odds`] for each building (`Building::ALL` order): where the
+    /// profile saw how that building's side there looks open or walled (see `open_sides`,
+    /// `walled_sides`), that class is a side looking like any side of it, or (with
+    /// [`ART_SHARE`]) like that building's; elsewhere the general odds. The art reaching
+    /// a side (a seraglio's roof, a garden's tree) otherwise reads as a wall band now and
+    /// then, in a tile set whose walls are faint (light-walled dev photos: 70 -> 73% of
+    /// Alhambras exact; dark-walled ones within an Alhambra either way).
+    pub fn side_log_odds_by_building(&self, f: &CellFeatures, focus: Focus) -> [[f32; 4]; 7] {
+        let general = self.side_log_odds(f, focus);
+        let mut out = [general; 7];
+        let (split, opens, walls) = match (focus, &self.soft_side_split) {
+            (Focus::Soft, Some(soft)) => {
+                (Some(soft), &self.soft_open_sides, &self.soft_walled_sides)
+            }
+            _ => (
+                self.side_split.as_ref(),
+                &self.open_sides,
+                &self.walled_sides,
+            ),
+        };
+        let Some(split) = split else { return out };
+        let [wall, open] = &split.classes;
+        // Either look, as likely.
+        // Like any side of the class, or (with ART_SHARE) like that building's side there.
+        let either = |any: f32, this: Option<f32>| match this {
+            Some(this) => {
+                let top = any.max(this);
+                top + ((1.0 - ART_SHARE) * (any - top).exp() + ART_SHARE * (this - top).exp()).ln()
+            }
+            None => any,
+        };
+        for (k, odds) in out.iter_mut().enumerate() {
+            for side in Side::ALL {
+                let mean = |of: &Vec<[Option<Vec<f32>>; 4]>| {
+                    of.get(k).and_then(|m| m[side as usize].as_ref()).cloned()
+                };
+                let (o, w) = (mean(opens), mean(walls));
+                if o.is_none() && w.is_none() {
+                    continue;
+                }
+                let x = &f.sides[side as usize];
+                let open_ll = either(
+                    open.log_likelihood(x),
+                    o.map(|m| open.log_likelihood_about(x, &m)),
+                );
+                let wall_ll = either(
+                    wall.log_likelihood(x),
+                    w.map(|m| wall.log_likelihood_about(x, &m)),
+                );
+                odds[side as usize] = (wall_ll - open_ll).clamp(-LOG_ODDS_CAP, LOG_ODDS_CAP);
+            }
+        }
+        out
+    }
+
     /// How well each side (north, east, south, west) of upright features looks like a tile's
     /// side at all, walled or open: the likelier class's log-likelihood (up to a constant).
     pub fn side_fit(&self, f: &CellFeatures, focus: Focus) -> [f32; 4] {
@@ -1374,23 +1489,28 @@ impl Profile {
         // Naive-Bayes log-likelihoods over correlated features are overconfident: temper.
         const TEMPER: f32 = 0.25;
         let bs = self.building_scores(f);
-        // Per side, the log-odds of a wall with the neighbour's word added.
-        let mut odds = self.side_log_odds(f, focus);
-        for (o, h) in odds.iter_mut().zip(hints) {
-            *o += h;
-        }
+        // Per side, the log-odds of a wall with the neighbour's word added: in general,
+        // and for each building.
+        let with_hints = |mut odds: [f32; 4]| {
+            for (o, h) in odds.iter_mut().zip(hints) {
+                *o += h;
+            }
+            odds
+        };
+        let odds = with_hints(self.side_log_odds(f, focus));
+        let building_odds = self.side_log_odds_by_building(f, focus).map(with_hints);
         // A quarter of the log-odds for or against each side, on the building's tempered
         // scale.
-        let side_ll = |w: Walls| -> f32 {
+        let side_ll = |b: Building, w: Walls| -> f32 {
             Side::ALL
                 .iter()
                 .map(|&s| {
-                    let o = odds[s as usize] / 4.0;
+                    let o = building_odds[b as usize][s as usize] / 4.0;
                     if w.has(s) { o } else { -o }
                 })
                 .sum()
         };
-        let score = |&(b, w): &(Building, Walls)| bs[b as usize] * TEMPER + side_ll(w);
+        let score = |&(b, w): &(Building, Walls)| bs[b as usize] * TEMPER + side_ll(b, w);
         let scored: Vec<f32> = catalogue_pairs().iter().map(score).collect();
         // Unconstrained reading: best building, each side on its own.
         let free_b = Building::ALL[(0..7).max_by(|&a, &b| bs[a].total_cmp(&bs[b])).unwrap_or(0)];
@@ -1401,13 +1521,14 @@ impl Profile {
             Walls::of(
                 &Side::ALL
                     .into_iter()
-                    .filter(|&s| odds[s as usize] > 0.0)
+                    .filter(|&s| building_odds[free_b as usize][s as usize] > 0.0)
                     .collect::<Vec<_>>(),
             )
         };
         Choices {
             scored,
             odds,
+            building_odds,
             free: (free_b, free_w),
             free_score: score(&(free_b, free_w)),
         }
@@ -1475,6 +1596,21 @@ impl Profile {
                 .any(|d| !d.fits(SIDE_DIMS))
         {
             return Err("a wall model has the wrong size or a zero variance".into());
+        }
+        for looks in [
+            &self.open_sides,
+            &self.soft_open_sides,
+            &self.walled_sides,
+            &self.soft_walled_sides,
+        ] {
+            let sized = looks
+                .iter()
+                .flatten()
+                .flatten()
+                .all(|m| m.len() == SIDE_DIMS);
+            if !(looks.is_empty() || looks.len() == 7) || !sized {
+                return Err("a building's side looks have the wrong size".into());
+            }
         }
         if !(self.pitch_mm > 5.0 && self.pitch_mm < 500.0) {
             return Err(format!("tile pitch {} mm is not plausible", self.pitch_mm));
@@ -1634,6 +1770,40 @@ mod tests {
         {
             assert!((a - m - 0.03).abs() < 1e-5, "{a} {m}");
         }
+    }
+
+    #[test]
+    fn a_side_that_looks_like_its_buildings_open_side_leans_open_for_that_building_only() {
+        let mut profile = crate::default_profile::default_profile().expect("built-in profile");
+        let wall_look = profile
+            .side_split
+            .as_ref()
+            .map(|d| d.classes[0].mean.clone())
+            .expect("a discriminant");
+        // Say the labelled gardens' north sides, left open, looked like a wall band.
+        let mut opens: Vec<[Option<Vec<f32>>; 4]> = vec![Default::default(); 7];
+        opens[Building::Garden as usize][Side::North as usize] = Some(wall_look.clone());
+        profile.open_sides = opens;
+        profile.walled_sides = Vec::new();
+        let mut f = CellFeatures {
+            blocks: [0.0; BLOCK_DIMS],
+            sides: [[0.0; SIDE_DIMS]; 4],
+            sharpness: 1.0,
+        };
+        f.sides[Side::North as usize].copy_from_slice(&wall_look);
+        let general = profile.side_log_odds(&f, Focus::Sharp)[Side::North as usize];
+        let by = profile.side_log_odds_by_building(&f, Focus::Sharp);
+        let garden = by[Building::Garden as usize][Side::North as usize];
+        assert!(general > 0.0, "a wall band reads as a wall: {general}");
+        assert!(
+            garden < general - 1.0,
+            "garden {garden}, in general {general}"
+        );
+        assert_eq!(by[Building::Tower as usize][Side::North as usize], general);
+        assert_eq!(
+            by[Building::Garden as usize][Side::East as usize],
+            profile.side_log_odds(&f, Focus::Sharp)[Side::East as usize]
+        );
     }
 
     #[test]

@@ -90,6 +90,7 @@ mod tests {
         Choices {
             scored,
             odds: [0.0; 4],
+            building_odds: [[0.0; 4]; 7],
             free: scores[0].0,
             free_score: scores[0].1,
         }
