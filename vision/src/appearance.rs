@@ -1076,8 +1076,8 @@ impl Profile {
                 Discriminant::learn(&walled, &open),
             )
         };
-        // Each building's open sides, per side, as labelled (see `open_sides`).
-        let open_sides = |soft: bool, walled: bool| -> Vec<[Option<Vec<f32>>; 4]> {
+        // Each building's open or walled sides, per side, as labelled (see `open_sides`).
+        let side_looks = |soft: bool, walled: bool| -> Vec<[Option<Vec<f32>>; 4]> {
             Building::ALL
                 .iter()
                 .map(|&b| {
@@ -1153,10 +1153,10 @@ impl Profile {
             soft_open,
             side_split,
             soft_side_split,
-            open_sides: open_sides(false, false),
-            soft_open_sides: open_sides(true, false),
-            walled_sides: open_sides(false, true),
-            soft_walled_sides: open_sides(true, true),
+            open_sides: side_looks(false, false),
+            soft_open_sides: side_looks(true, false),
+            walled_sides: side_looks(false, true),
+            soft_walled_sides: side_looks(true, true),
             focus_split,
             presence_limit: 0.0,
             photos,
@@ -1402,7 +1402,6 @@ impl Profile {
         };
         let Some(split) = split else { return out };
         let [wall, open] = &split.classes;
-        // Either look, as likely.
         // Like any side of the class, or (with ART_SHARE) like that building's side there.
         let either = |any: f32, this: Option<f32>| match this {
             Some(this) => {
@@ -1413,21 +1412,19 @@ impl Profile {
         };
         for (k, odds) in out.iter_mut().enumerate() {
             for side in Side::ALL {
-                let mean = |of: &Vec<[Option<Vec<f32>>; 4]>| {
-                    of.get(k).and_then(|m| m[side as usize].as_ref()).cloned()
-                };
-                let (o, w) = (mean(opens), mean(walls));
+                let o = opens.get(k).and_then(|m| m[side as usize].as_deref());
+                let w = walls.get(k).and_then(|m| m[side as usize].as_deref());
                 if o.is_none() && w.is_none() {
                     continue;
                 }
                 let x = &f.sides[side as usize];
                 let open_ll = either(
                     open.log_likelihood(x),
-                    o.map(|m| open.log_likelihood_about(x, &m)),
+                    o.map(|m| open.log_likelihood_about(x, m)),
                 );
                 let wall_ll = either(
                     wall.log_likelihood(x),
-                    w.map(|m| wall.log_likelihood_about(x, &m)),
+                    w.map(|m| wall.log_likelihood_about(x, m)),
                 );
                 odds[side as usize] = (wall_ll - open_ll).clamp(-LOG_ODDS_CAP, LOG_ODDS_CAP);
             }

@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 /// A point in the plane (image pixels or table millimetres, as the context says).
 pub type Point = [f64; 2];
 
+/// Cell (0, 0)'s corners in grid coordinates, clockwise from its north-west one.
+pub const UNIT_CELL: [Point; 4] = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
+
 /// A projective map of the plane, row-major.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Homography(pub [[f64; 3]; 3]);

@@ -8,7 +8,7 @@
 //! a tile casts on the table around it.
 
 use crate::appearance::{WhiteBalance, sample_square};
-use crate::geometry::{Homography, Point};
+use crate::geometry::{Homography, Point, UNIT_CELL};
 use alhambra_engine::Side;
 use opencv::core::Mat;
 use opencv::prelude::*;
@@ -55,7 +55,7 @@ pub fn outer_edge_offset(
     white: WhiteBalance,
     table: Option<[f32; 3]>,
 ) -> Option<f64> {
-    let to_image = Homography::from_quads(&UNIT, q)?;
+    let to_image = Homography::from_quads(&UNIT_CELL, q)?;
     // Cell coordinates of (along, depth) on this side: depth -0.5 is the side, lower is
     // further out.
     let cell = |a: f64, d: f64| -> Point {
@@ -159,8 +159,8 @@ pub fn outer_edge_offset(
 /// Cell quad `q` with side `side` moved out by `offset` (share of a cell), its other
 /// sides kept.
 pub fn side_moved(q: &[Point; 4], side: Side, offset: f64) -> Option<[Point; 4]> {
-    let to_image = Homography::from_quads(&UNIT, q)?;
-    let mut unit = UNIT;
+    let to_image = Homography::from_quads(&UNIT_CELL, q)?;
+    let mut unit = UNIT_CELL;
     // Corners on each side, clockwise from the north-west one.
     let (a, b) = match side {
         Side::North => (0, 1),
@@ -185,9 +185,6 @@ pub fn side_moved(q: &[Point; 4], side: Side, offset: f64) -> Option<[Point; 4]>
         to_image.apply(unit[3])?,
     ])
 }
-
-/// The cell, clockwise from its north-west corner.
-const UNIT: [Point; 4] = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
 
 #[cfg(test)]
 mod tests {

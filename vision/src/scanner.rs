@@ -7,7 +7,7 @@ use crate::appearance::{
     CellFeatures, Choices, Focus, Profile, Reading, SIDE_DIMS, WhiteBalance, deglared, features,
     sample_patch,
 };
-use crate::geometry::{Homography, Point};
+use crate::geometry::{Homography, Point, UNIT_CELL};
 use crate::identity::one_of_each;
 use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile};
 use crate::outer_edge::{outer_edge_offset, side_moved};
@@ -407,8 +407,6 @@ const SQUARE: [(f64, f64); 9] = [
     (-1.0, -1.0),
 ];
 
-/// Cell (0, 0)'s corners in grid coordinates.
-const UNIT_CELL: [Point; 4] = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
 /// How far (in cells) a cell is searched around where the grid predicts it.
 const SHIFT_RANGE: f64 = 0.2;
 /// How far (in cells) [`reshape`] may move a cell's centre.
@@ -2832,8 +2830,6 @@ impl Scanner {
         (n >= LONE_NEIGHBOURS.max(before + 1) && (step != 0 || size != 1.0)).then_some(grid)
     }
 
-    /// Reads every cell of a grown Alhambra on its final grid, in the orientation that
-    /// fits the tiles best.
     /// Reads again each of `sides` (sides of cell quad `quad` facing no cell of its
     /// Alhambra) whose quad side lies well inside its tile, through the quad with that
     /// side moved out onto the tile's edge (see [`outer_edge`](crate::outer_edge)): `f`'s
@@ -2884,6 +2880,8 @@ impl Scanner {
         }
     }
 
+    /// Reads every cell of a grown Alhambra on its final grid, in the orientation that
+    /// fits the tiles best.
     fn finish(&self, view: &View<'_>, g: &Growth) -> Option<FoundAlhambra> {
         let quads = &g.quads;
         let own = match view.plane_grid {
@@ -2919,14 +2917,14 @@ impl Scanner {
         let focus = self.profile.focus_of(cells.values().map(|(f, _)| f));
         for (&(i, j), (f, quad)) in cells.iter_mut() {
             let glare = glares.get(&(i, j)).copied().flatten();
-            let facing_table: Vec<Side> = Side::ALL
+            let outer: Vec<Side> = Side::ALL
                 .into_iter()
                 .filter(|&s| {
                     let n = Pos::new(i, j).neighbour(s);
                     !quads.contains_key(&(n.x, n.y))
                 })
                 .collect();
-            self.read_on_tile_edges(view, quad, f, glare, focus, &facing_table);
+            self.read_on_tile_edges(view, quad, f, glare, focus, &outer);
         }
         // The upright orientation: the quarter turn under which the tiles look most like
         // some building.
