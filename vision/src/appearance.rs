@@ -1362,14 +1362,20 @@ impl Profile {
         }
     }
 
+    /// The wall-against-open discriminant for a photo of this focus (the sharp one when the
+    /// profile has no other), if the profile has one.
+    fn side_split_for(&self, focus: Focus) -> Option<&Discriminant> {
+        match focus {
+            Focus::Sharp => self.side_split.as_ref(),
+            Focus::Soft => self.soft_side_split.as_ref().or(self.side_split.as_ref()),
+        }
+    }
+
     /// The log-odds of a wall on each side of upright features (north, east, south, west):
     /// from the discriminant when the profile has one for this focus, else half the two
     /// Gaussians' log-likelihood ratio (tempered: their features are correlated).
     pub fn side_log_odds(&self, f: &CellFeatures, focus: Focus) -> [f32; 4] {
-        let split = match focus {
-            Focus::Sharp => self.side_split.as_ref(),
-            Focus::Soft => self.soft_side_split.as_ref().or(self.side_split.as_ref()),
-        };
+        let split = self.side_split_for(focus);
         let (wall, open) = self.side_models(focus);
         Side::ALL.map(|side| {
             let x = &f.sides[side as usize];
@@ -1435,10 +1441,7 @@ impl Profile {
     /// How well each side (north, east, south, west) of upright features looks like a tile's
     /// side at all, walled or open: the likelier class's log-likelihood (up to a constant).
     pub fn side_fit(&self, f: &CellFeatures, focus: Focus) -> [f32; 4] {
-        let split = match focus {
-            Focus::Sharp => self.side_split.as_ref(),
-            Focus::Soft => self.soft_side_split.as_ref().or(self.side_split.as_ref()),
-        };
+        let split = self.side_split_for(focus);
         let (wall, open) = self.side_models(focus);
         Side::ALL.map(|side| {
             let x = &f.sides[side as usize];
