@@ -995,6 +995,7 @@ fn scan_reads_a_photo_the_same_in_every_run() {
             "run {run} read the photo differently from the first"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The contract's files are JSON objects: a layout or a game written as arrays of their
