@@ -883,6 +883,54 @@ fn one_labelled_photo_teaches_walls_of_another_look() {
 }
 
 #[test]
+fn one_labelled_photo_teaches_a_tile_set_drawn_unlike_this_renderers() {
+    // The second tile set: buildings seen from above on grey-green paving, crenellated
+    // grey walls, round badges, a fountain on a lawn with no player's colour, no drawn
+    // rim. Nothing of it is in the scanner's defaults: one labelled photo has to teach it.
+    let dir = scratch("plan-tiles");
+    let (train, set) = (dir.join("train"), dir.join("set").join("easy"));
+    for (seed, count, difficulty, out) in
+        [("7", "1", "normal", &train), ("7600", "3", "easy", &set)]
+    {
+        synth(&[
+            "--seed",
+            seed,
+            "--count",
+            count,
+            "--difficulty",
+            difficulty,
+            "--tiles",
+            "plan",
+            "--out",
+            arg(out),
+        ]);
+    }
+    let labels: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(train.join("normal_7.json")).unwrap_or_default(),
+    )
+    .unwrap_or_default();
+    assert_eq!(labels["meta"]["tiles"], "plan", "{}", labels["meta"]);
+    let profile = dir.join("plan.json");
+    learn_profile(&train.join("normal_7.jpg"), &profile);
+    let o = alhambra(&[
+        "eval",
+        arg(&dir.join("set")),
+        "--profile",
+        arg(&profile),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    let at = |key: &str| v["overall"][key].as_f64().unwrap_or(f64::NAN);
+    assert_eq!(at("photos"), 3.0, "{v}");
+    assert!(at("building_error_pct") <= 1.0, "{v}");
+    assert!(at("wall_error_pct") <= 1.0, "{v}");
+    assert!(at("missed_pct") <= 2.0, "{v}");
+    assert!(at("alhambra_exact_pct") >= 60.0, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn tiles_under_a_light_the_marker_paper_does_not_share_are_read() {
     // The tiles 8% greener, or 15% bluer, than the marker paper says (a lamp over the
     // tiles, paper that is not quite white): under the paper's white balance every tile

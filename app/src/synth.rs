@@ -3,11 +3,11 @@
 
 use crate::Outcome;
 use crate::images::flat;
-use alhambra_vision::synth::{Difficulty, SceneOptions, WallLook, render, write_scene};
+use alhambra_vision::synth::{Difficulty, SceneOptions, TileSet, WallLook, render, write_scene};
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 
-/// `alhambra synth --seed N --out DIR [--players K] [--difficulty easy|normal|hard] [--walls dark|light] [--count C]`
+/// `alhambra synth --seed N --out DIR [--players K] [--difficulty easy|normal|hard] [--walls dark|light] [--tiles iso|plan] [--count C]`
 #[derive(Debug, clap::Args)]
 pub struct SynthArgs {
     /// Seed of the first photo; everything in a photo follows from its seed.
@@ -26,6 +26,10 @@ pub struct SynthArgs {
     /// tile set's look, for checking that one labelled photo teaches any wall)
     #[arg(long, value_enum, default_value_t = WallsArg::Dark)]
     pub walls: WallsArg,
+    /// Which tile set: this renderer's own, or a second drawn unlike it in every way (for
+    /// checking that one labelled photo teaches tile art the scanner has never seen)
+    #[arg(long, value_enum, default_value_t = TilesArg::Iso)]
+    pub tiles: TilesArg,
     /// How many photos: seeds N, N+1, ... N+C-1.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub count: u64,
@@ -45,6 +49,24 @@ impl From<WallsArg> for WallLook {
         match w {
             WallsArg::Dark => WallLook::Dark,
             WallsArg::Light => WallLook::Light,
+        }
+    }
+}
+
+/// Tile set on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TilesArg {
+    /// Isometric illustrations on mottled sand, a drawn rim, octagonal badges.
+    Iso,
+    /// Buildings seen from above on grey-green paving, crenellated walls, round badges.
+    Plan,
+}
+
+impl From<TilesArg> for TileSet {
+    fn from(t: TilesArg) -> TileSet {
+        match t {
+            TilesArg::Iso => TileSet::Iso,
+            TilesArg::Plan => TileSet::Plan,
         }
     }
 }
@@ -83,6 +105,7 @@ pub fn run(args: &SynthArgs) -> Result<Outcome> {
             players: args.players,
             difficulty,
             walls: args.walls.into(),
+            tiles: args.tiles.into(),
             ..SceneOptions::default()
         })
         .map_err(flat)?;

@@ -3,11 +3,12 @@
 //! the octagonal price badge), fountain tiles in the player's colour, money cards, the
 //! market board, ArUco marker sheets and the table surface (wood or cloth).
 
-use super::WallLook;
 use super::draw::{
     Bgr, add_noise, ellipse, fill, jitter, line, mix, noise_field, opaque, outline, regular, sc,
     shade, solid,
 };
+use super::plan;
+use super::{TileSet, WallLook};
 use alhambra_engine::{Building, Currency, MoneyCard, Side, Tile, Walls};
 use opencv::core::{Mat, Point, Scalar};
 use opencv::prelude::*;
@@ -15,7 +16,7 @@ use opencv::{aruco, core, imgproc};
 
 /// Side of a tile texture in pixels.
 pub(crate) const TILE_TEX: i32 = 192;
-const S: f64 = TILE_TEX as f64;
+pub(crate) const S: f64 = TILE_TEX as f64;
 
 /// The badge colour of a building type (BGR).
 pub(crate) fn badge_colour(b: Building) -> Bgr {
@@ -384,6 +385,7 @@ pub(crate) struct TileArt {
     /// Wall band width, texture pixels.
     wall_width: f64,
     badge: [Bgr; 7],
+    set: TileSet,
 }
 
 const ISO: Iso = Iso {
@@ -394,230 +396,15 @@ const ISO: Iso = Iso {
 
 impl TileArt {
     /// Draws the sand background and the six illustrations of this scene's tile set.
-    pub fn new(walls: WallLook, rng: &mut fastrand::Rng) -> opencv::Result<TileArt> {
-        let sand = jitter([118.0, 188.0, 226.0], 0.05, rng);
-        let mut bg = solid(TILE_TEX, TILE_TEX, core::CV_8UC3, sc(sand))?;
-        let coarse = noise_field(TILE_TEX, TILE_TEX, 6, 6, rng)?;
-        add_noise(&mut bg, &coarse, 14.0)?;
-        let mid = noise_field(TILE_TEX, TILE_TEX, 24, 24, rng)?;
-        add_noise(&mut bg, &mid, 8.0)?;
-        let fine = noise_field(TILE_TEX, TILE_TEX, 96, 96, rng)?;
-        add_noise(&mut bg, &fine, 5.0)?;
-        let j = |c: Bgr, rng: &mut fastrand::Rng| jitter(c, 0.05, rng);
-        let white = j([222.0, 232.0, 238.0], rng);
-        let mut arts = Vec::with_capacity(6);
-        for b in Building::SCORING {
-            let mut img = bg.clone();
-            let iso = ISO;
-            match b {
-                Building::Pavilion => {
-                    let water = j([215.0, 165.0, 70.0], rng);
-                    let roof = j([185.0, 175.0, 45.0], rng);
-                    iso_flat(
-                        &mut img,
-                        iso,
-                        -2.4,
-                        -2.4,
-                        2.4,
-                        2.4,
-                        0.0,
-                        mix(sand, white, 0.5),
-                    )?;
-                    iso_flat(&mut img, iso, -2.3, 1.4, 0.4, 2.3, 0.02, water)?;
-                    iso_flat(&mut img, iso, 1.4, -2.3, 2.3, 0.2, 0.02, water)?;
-                    iso_box(&mut img, iso, -1.3, -1.3, 1.1, 1.1, 0.0, 1.4, white)?;
-                    arches_front(
-                        &mut img,
-                        iso,
-                        -1.3,
-                        1.1,
-                        1.1,
-                        0.0,
-                        1.0,
-                        3,
-                        [120.0, 110.0, 40.0],
-                    )?;
-                    arches_right(
-                        &mut img,
-                        iso,
-                        -1.3,
-                        1.1,
-                        1.1,
-                        0.0,
-                        1.0,
-                        3,
-                        [120.0, 110.0, 40.0],
-                    )?;
-                    iso_pyramid(&mut img, iso, -1.5, -1.5, 1.3, 1.3, 1.4, 1.5, roof)?;
-                    iso_box(&mut img, iso, 1.3, 1.1, 2.2, 2.0, 0.0, 0.8, white)?;
-                    iso_pyramid(&mut img, iso, 1.2, 1.0, 2.3, 2.1, 0.8, 0.8, roof)?;
-                    ellipse(
-                        &mut img,
-                        iso.p(-0.1, -0.1, 2.95),
-                        [2.5, 2.5],
-                        0.0,
-                        [60.0, 190.0, 230.0],
-                    )?;
-                }
-                Building::Seraglio => {
-                    let pink = j([175.0, 165.0, 235.0], rng);
-                    let red = j([45.0, 50.0, 190.0], rng);
-                    iso_box(&mut img, iso, -0.5, -2.3, 1.9, -0.6, 0.0, 1.6, pink)?;
-                    arches_front(&mut img, iso, -0.5, 1.9, -0.6, 0.0, 1.1, 3, shade(red, 0.6))?;
-                    iso_gable(
-                        &mut img, iso, -0.6, -2.4, 2.0, -0.5, 1.6, 0.9, red, pink, false,
-                    )?;
-                    iso_box(&mut img, iso, -2.2, -0.5, 0.3, 1.2, 0.0, 1.1, pink)?;
-                    arches_front(&mut img, iso, -2.2, 0.3, 1.2, 0.0, 0.8, 3, shade(red, 0.6))?;
-                    iso_gable(
-                        &mut img, iso, -2.3, -0.6, 0.4, 1.3, 1.1, 0.8, red, pink, true,
-                    )?;
-                    iso_box(&mut img, iso, 0.8, 0.5, 2.1, 2.2, 0.0, 0.9, pink)?;
-                    iso_pyramid(&mut img, iso, 0.7, 0.4, 2.2, 2.3, 0.9, 0.9, red)?;
-                }
-                Building::Arcades => {
-                    let ochre = j([170.0, 200.0, 225.0], rng);
-                    let brown = j([40.0, 75.0, 135.0], rng);
-                    let dark = j([35.0, 70.0, 35.0], rng);
-                    cypress(&mut img, iso, -1.8, -1.9, 3.0, dark)?;
-                    cypress(&mut img, iso, 0.2, -2.1, 3.4, dark)?;
-                    cypress(&mut img, iso, 2.0, -1.5, 2.8, dark)?;
-                    iso_box(&mut img, iso, -2.2, -0.7, 2.0, 0.6, 0.0, 1.2, ochre)?;
-                    arches_front(
-                        &mut img,
-                        iso,
-                        -2.2,
-                        2.0,
-                        0.6,
-                        0.0,
-                        0.95,
-                        5,
-                        [40.0, 50.0, 70.0],
-                    )?;
-                    arches_right(
-                        &mut img,
-                        iso,
-                        -0.7,
-                        0.6,
-                        2.0,
-                        0.0,
-                        0.95,
-                        1,
-                        [40.0, 50.0, 70.0],
-                    )?;
-                    iso_gable(
-                        &mut img, iso, -2.3, -0.8, 2.1, 0.7, 1.2, 0.7, brown, ochre, true,
-                    )?;
-                    cypress(&mut img, iso, -1.6, 1.7, 3.2, dark)?;
-                    cypress(&mut img, iso, 1.4, 1.9, 2.9, dark)?;
-                }
-                Building::Chambers => {
-                    let grey = j([135.0, 138.0, 140.0], rng);
-                    let window = [70.0, 60.0, 55.0];
-                    iso_box(&mut img, iso, -1.8, -1.9, 1.3, 0.9, 0.0, 1.6, white)?;
-                    for row in 0..2 {
-                        let z = 0.3 + 0.65 * f64::from(row);
-                        for col in 0..4 {
-                            let x = -1.6 + 0.75 * f64::from(col);
-                            face(
-                                &mut img,
-                                iso,
-                                &[
-                                    [x, 0.9, z],
-                                    [x + 0.3, 0.9, z],
-                                    [x + 0.3, 0.9, z + 0.4],
-                                    [x, 0.9, z + 0.4],
-                                ],
-                                window,
-                            )?;
-                        }
-                        for col in 0..3 {
-                            let y = -1.7 + 0.85 * f64::from(col);
-                            face(
-                                &mut img,
-                                iso,
-                                &[
-                                    [1.3, y, z],
-                                    [1.3, y + 0.3, z],
-                                    [1.3, y + 0.3, z + 0.4],
-                                    [1.3, y, z + 0.4],
-                                ],
-                                window,
-                            )?;
-                        }
-                    }
-                    iso_gable(
-                        &mut img, iso, -1.9, -2.0, 1.4, 1.0, 1.6, 1.0, grey, white, false,
-                    )?;
-                    iso_box(&mut img, iso, -0.6, 1.3, 1.6, 2.3, 0.0, 0.9, white)?;
-                    arches_front(&mut img, iso, -0.6, 1.6, 2.3, 0.0, 0.7, 3, window)?;
-                    iso_gable(
-                        &mut img, iso, -0.7, 1.2, 1.7, 2.4, 0.9, 0.6, grey, white, true,
-                    )?;
-                }
-                Building::Garden => {
-                    let hedge = j([55.0, 150.0, 65.0], rng);
-                    let path = mix(sand, white, 0.35);
-                    iso_flat(&mut img, iso, -2.4, -2.4, 2.4, 2.4, 0.0, path)?;
-                    for (x0, y0) in [(-2.3, -2.3), (0.45, -2.3), (-2.3, 0.45), (0.45, 0.45)] {
-                        iso_box(&mut img, iso, x0, y0, x0 + 1.85, y0 + 1.85, 0.0, 0.3, hedge)?;
-                        iso_flat(
-                            &mut img,
-                            iso,
-                            x0 + 0.3,
-                            y0 + 0.3,
-                            x0 + 1.55,
-                            y0 + 1.55,
-                            0.31,
-                            shade(hedge, 0.75),
-                        )?;
-                    }
-                    iso_basin(&mut img, iso, 0.0, 0.0, 0.45, [210.0, 160.0, 60.0])?;
-                    palm(&mut img, iso, -1.4, -1.4, 2.6, rng)?;
-                    palm(&mut img, iso, 1.4, -1.3, 2.3, rng)?;
-                    palm(&mut img, iso, -1.3, 1.4, 2.2, rng)?;
-                    palm(&mut img, iso, 1.4, 1.5, 2.5, rng)?;
-                }
-                Building::Tower | Building::Fountain => {
-                    let pink = j([175.0, 120.0, 195.0], rng);
-                    let purple = j([120.0, 45.0, 115.0], rng);
-                    let stone = mix(sand, white, 0.3);
-                    iso_box(&mut img, iso, -1.9, -1.9, 1.9, 1.9, 0.0, 0.3, stone)?;
-                    iso_box(&mut img, iso, -0.9, -1.0, 0.9, 0.8, 0.3, 3.3, pink)?;
-                    for z in [1.0, 2.0, 2.9] {
-                        face(
-                            &mut img,
-                            iso,
-                            &[
-                                [-0.3, 0.8, z],
-                                [0.1, 0.8, z],
-                                [0.1, 0.8, z + 0.5],
-                                [-0.3, 0.8, z + 0.5],
-                            ],
-                            [60.0, 40.0, 70.0],
-                        )?;
-                        face(
-                            &mut img,
-                            iso,
-                            &[
-                                [0.9, -0.4, z],
-                                [0.9, 0.0, z],
-                                [0.9, 0.0, z + 0.5],
-                                [0.9, -0.4, z + 0.5],
-                            ],
-                            [60.0, 40.0, 70.0],
-                        )?;
-                    }
-                    iso_pyramid(&mut img, iso, -1.05, -1.15, 1.05, 0.95, 3.6, 1.0, purple)?;
-                    iso_box(&mut img, iso, 1.0, 0.9, 1.8, 1.7, 0.3, 1.5, pink)?;
-                    iso_pyramid(&mut img, iso, 0.9, 0.8, 1.9, 1.8, 1.8, 0.6, purple)?;
-                }
-            }
-            arts.push(img);
-        }
-        let (wall, wall_width) = match walls {
-            WallLook::Dark => (jitter([38.0, 58.0, 92.0], 0.08, rng), 0.07),
-            WallLook::Light => (jitter([150.0, 190.0, 215.0], 0.08, rng), 0.10),
+    pub fn new(walls: WallLook, set: TileSet, rng: &mut fastrand::Rng) -> opencv::Result<TileArt> {
+        let (bg, arts) = match set {
+            TileSet::Iso => iso_illustrations(rng)?,
+            TileSet::Plan => plan::illustrations(rng)?,
+        };
+        let (wall, wall_width) = match (walls, set) {
+            (WallLook::Dark, TileSet::Iso) => (jitter([38.0, 58.0, 92.0], 0.08, rng), 0.07),
+            (WallLook::Dark, TileSet::Plan) => (jitter([95.0, 100.0, 104.0], 0.08, rng), 0.08),
+            (WallLook::Light, _) => (jitter([150.0, 190.0, 215.0], 0.08, rng), 0.10),
         };
         let mut badge = [[0.0; 3]; 7];
         for b in Building::ALL {
@@ -629,9 +416,237 @@ impl TileArt {
             wall,
             wall_width: (wall_width * S).round(),
             badge,
+            set,
         })
     }
+}
 
+/// The mottled sand of this renderer's tile set and its six isometric illustrations.
+fn iso_illustrations(rng: &mut fastrand::Rng) -> opencv::Result<(Mat, Vec<Mat>)> {
+    let sand = jitter([118.0, 188.0, 226.0], 0.05, rng);
+    let mut bg = solid(TILE_TEX, TILE_TEX, core::CV_8UC3, sc(sand))?;
+    let coarse = noise_field(TILE_TEX, TILE_TEX, 6, 6, rng)?;
+    add_noise(&mut bg, &coarse, 14.0)?;
+    let mid = noise_field(TILE_TEX, TILE_TEX, 24, 24, rng)?;
+    add_noise(&mut bg, &mid, 8.0)?;
+    let fine = noise_field(TILE_TEX, TILE_TEX, 96, 96, rng)?;
+    add_noise(&mut bg, &fine, 5.0)?;
+    let j = |c: Bgr, rng: &mut fastrand::Rng| jitter(c, 0.05, rng);
+    let white = j([222.0, 232.0, 238.0], rng);
+    let mut arts = Vec::with_capacity(6);
+    for b in Building::SCORING {
+        let mut img = bg.clone();
+        let iso = ISO;
+        match b {
+            Building::Pavilion => {
+                let water = j([215.0, 165.0, 70.0], rng);
+                let roof = j([185.0, 175.0, 45.0], rng);
+                iso_flat(
+                    &mut img,
+                    iso,
+                    -2.4,
+                    -2.4,
+                    2.4,
+                    2.4,
+                    0.0,
+                    mix(sand, white, 0.5),
+                )?;
+                iso_flat(&mut img, iso, -2.3, 1.4, 0.4, 2.3, 0.02, water)?;
+                iso_flat(&mut img, iso, 1.4, -2.3, 2.3, 0.2, 0.02, water)?;
+                iso_box(&mut img, iso, -1.3, -1.3, 1.1, 1.1, 0.0, 1.4, white)?;
+                arches_front(
+                    &mut img,
+                    iso,
+                    -1.3,
+                    1.1,
+                    1.1,
+                    0.0,
+                    1.0,
+                    3,
+                    [120.0, 110.0, 40.0],
+                )?;
+                arches_right(
+                    &mut img,
+                    iso,
+                    -1.3,
+                    1.1,
+                    1.1,
+                    0.0,
+                    1.0,
+                    3,
+                    [120.0, 110.0, 40.0],
+                )?;
+                iso_pyramid(&mut img, iso, -1.5, -1.5, 1.3, 1.3, 1.4, 1.5, roof)?;
+                iso_box(&mut img, iso, 1.3, 1.1, 2.2, 2.0, 0.0, 0.8, white)?;
+                iso_pyramid(&mut img, iso, 1.2, 1.0, 2.3, 2.1, 0.8, 0.8, roof)?;
+                ellipse(
+                    &mut img,
+                    iso.p(-0.1, -0.1, 2.95),
+                    [2.5, 2.5],
+                    0.0,
+                    [60.0, 190.0, 230.0],
+                )?;
+            }
+            Building::Seraglio => {
+                let pink = j([175.0, 165.0, 235.0], rng);
+                let red = j([45.0, 50.0, 190.0], rng);
+                iso_box(&mut img, iso, -0.5, -2.3, 1.9, -0.6, 0.0, 1.6, pink)?;
+                arches_front(&mut img, iso, -0.5, 1.9, -0.6, 0.0, 1.1, 3, shade(red, 0.6))?;
+                iso_gable(
+                    &mut img, iso, -0.6, -2.4, 2.0, -0.5, 1.6, 0.9, red, pink, false,
+                )?;
+                iso_box(&mut img, iso, -2.2, -0.5, 0.3, 1.2, 0.0, 1.1, pink)?;
+                arches_front(&mut img, iso, -2.2, 0.3, 1.2, 0.0, 0.8, 3, shade(red, 0.6))?;
+                iso_gable(
+                    &mut img, iso, -2.3, -0.6, 0.4, 1.3, 1.1, 0.8, red, pink, true,
+                )?;
+                iso_box(&mut img, iso, 0.8, 0.5, 2.1, 2.2, 0.0, 0.9, pink)?;
+                iso_pyramid(&mut img, iso, 0.7, 0.4, 2.2, 2.3, 0.9, 0.9, red)?;
+            }
+            Building::Arcades => {
+                let ochre = j([170.0, 200.0, 225.0], rng);
+                let brown = j([40.0, 75.0, 135.0], rng);
+                let dark = j([35.0, 70.0, 35.0], rng);
+                cypress(&mut img, iso, -1.8, -1.9, 3.0, dark)?;
+                cypress(&mut img, iso, 0.2, -2.1, 3.4, dark)?;
+                cypress(&mut img, iso, 2.0, -1.5, 2.8, dark)?;
+                iso_box(&mut img, iso, -2.2, -0.7, 2.0, 0.6, 0.0, 1.2, ochre)?;
+                arches_front(
+                    &mut img,
+                    iso,
+                    -2.2,
+                    2.0,
+                    0.6,
+                    0.0,
+                    0.95,
+                    5,
+                    [40.0, 50.0, 70.0],
+                )?;
+                arches_right(
+                    &mut img,
+                    iso,
+                    -0.7,
+                    0.6,
+                    2.0,
+                    0.0,
+                    0.95,
+                    1,
+                    [40.0, 50.0, 70.0],
+                )?;
+                iso_gable(
+                    &mut img, iso, -2.3, -0.8, 2.1, 0.7, 1.2, 0.7, brown, ochre, true,
+                )?;
+                cypress(&mut img, iso, -1.6, 1.7, 3.2, dark)?;
+                cypress(&mut img, iso, 1.4, 1.9, 2.9, dark)?;
+            }
+            Building::Chambers => {
+                let grey = j([135.0, 138.0, 140.0], rng);
+                let window = [70.0, 60.0, 55.0];
+                iso_box(&mut img, iso, -1.8, -1.9, 1.3, 0.9, 0.0, 1.6, white)?;
+                for row in 0..2 {
+                    let z = 0.3 + 0.65 * f64::from(row);
+                    for col in 0..4 {
+                        let x = -1.6 + 0.75 * f64::from(col);
+                        face(
+                            &mut img,
+                            iso,
+                            &[
+                                [x, 0.9, z],
+                                [x + 0.3, 0.9, z],
+                                [x + 0.3, 0.9, z + 0.4],
+                                [x, 0.9, z + 0.4],
+                            ],
+                            window,
+                        )?;
+                    }
+                    for col in 0..3 {
+                        let y = -1.7 + 0.85 * f64::from(col);
+                        face(
+                            &mut img,
+                            iso,
+                            &[
+                                [1.3, y, z],
+                                [1.3, y + 0.3, z],
+                                [1.3, y + 0.3, z + 0.4],
+                                [1.3, y, z + 0.4],
+                            ],
+                            window,
+                        )?;
+                    }
+                }
+                iso_gable(
+                    &mut img, iso, -1.9, -2.0, 1.4, 1.0, 1.6, 1.0, grey, white, false,
+                )?;
+                iso_box(&mut img, iso, -0.6, 1.3, 1.6, 2.3, 0.0, 0.9, white)?;
+                arches_front(&mut img, iso, -0.6, 1.6, 2.3, 0.0, 0.7, 3, window)?;
+                iso_gable(
+                    &mut img, iso, -0.7, 1.2, 1.7, 2.4, 0.9, 0.6, grey, white, true,
+                )?;
+            }
+            Building::Garden => {
+                let hedge = j([55.0, 150.0, 65.0], rng);
+                let path = mix(sand, white, 0.35);
+                iso_flat(&mut img, iso, -2.4, -2.4, 2.4, 2.4, 0.0, path)?;
+                for (x0, y0) in [(-2.3, -2.3), (0.45, -2.3), (-2.3, 0.45), (0.45, 0.45)] {
+                    iso_box(&mut img, iso, x0, y0, x0 + 1.85, y0 + 1.85, 0.0, 0.3, hedge)?;
+                    iso_flat(
+                        &mut img,
+                        iso,
+                        x0 + 0.3,
+                        y0 + 0.3,
+                        x0 + 1.55,
+                        y0 + 1.55,
+                        0.31,
+                        shade(hedge, 0.75),
+                    )?;
+                }
+                iso_basin(&mut img, iso, 0.0, 0.0, 0.45, [210.0, 160.0, 60.0])?;
+                palm(&mut img, iso, -1.4, -1.4, 2.6, rng)?;
+                palm(&mut img, iso, 1.4, -1.3, 2.3, rng)?;
+                palm(&mut img, iso, -1.3, 1.4, 2.2, rng)?;
+                palm(&mut img, iso, 1.4, 1.5, 2.5, rng)?;
+            }
+            Building::Tower | Building::Fountain => {
+                let pink = j([175.0, 120.0, 195.0], rng);
+                let purple = j([120.0, 45.0, 115.0], rng);
+                let stone = mix(sand, white, 0.3);
+                iso_box(&mut img, iso, -1.9, -1.9, 1.9, 1.9, 0.0, 0.3, stone)?;
+                iso_box(&mut img, iso, -0.9, -1.0, 0.9, 0.8, 0.3, 3.3, pink)?;
+                for z in [1.0, 2.0, 2.9] {
+                    face(
+                        &mut img,
+                        iso,
+                        &[
+                            [-0.3, 0.8, z],
+                            [0.1, 0.8, z],
+                            [0.1, 0.8, z + 0.5],
+                            [-0.3, 0.8, z + 0.5],
+                        ],
+                        [60.0, 40.0, 70.0],
+                    )?;
+                    face(
+                        &mut img,
+                        iso,
+                        &[
+                            [0.9, -0.4, z],
+                            [0.9, 0.0, z],
+                            [0.9, 0.0, z + 0.5],
+                            [0.9, -0.4, z + 0.5],
+                        ],
+                        [60.0, 40.0, 70.0],
+                    )?;
+                }
+                iso_pyramid(&mut img, iso, -1.05, -1.15, 1.05, 0.95, 3.6, 1.0, purple)?;
+                iso_box(&mut img, iso, 1.0, 0.9, 1.8, 1.7, 0.3, 1.5, pink)?;
+                iso_pyramid(&mut img, iso, 0.9, 0.8, 1.9, 1.8, 1.8, 0.6, purple)?;
+            }
+        }
+        arts.push(img);
+    }
+    Ok((bg, arts))
+}
+
+impl TileArt {
     /// The top-down texture (BGRA, opaque) of a building tile: illustration, walls, badge.
     pub fn tile(&self, tile: &Tile, rng: &mut fastrand::Rng) -> opencv::Result<Mat> {
         let idx = tile.building.scoring_index().unwrap_or(0);
@@ -641,12 +656,29 @@ impl TileArt {
             .map_or_else(|| self.bg.clone(), Mat::clone);
         self.walls(&mut img, tile.walls, rng)?;
         self.price_badge(&mut img, tile.building, tile.price)?;
-        rim(&mut img)?;
+        match self.set {
+            TileSet::Iso => rim(&mut img)?,
+            TileSet::Plan => outline(
+                &mut img,
+                &[
+                    [0.5, 0.5],
+                    [S - 0.5, 0.5],
+                    [S - 0.5, S - 0.5],
+                    [0.5, S - 0.5],
+                ],
+                [60.0, 70.0, 70.0],
+                1,
+            )?,
+        }
         opaque(&img)
     }
 
-    /// The fountain tile: a basin on a paved courtyard, corners in the player's colour.
+    /// The fountain tile: a basin on a paved courtyard, corners in the player's colour
+    /// (the second tile set's has no player's colour).
     pub fn fountain(&self, colour: Bgr) -> opencv::Result<Mat> {
+        if self.set == TileSet::Plan {
+            return opaque(&plan::fountain(&self.bg)?);
+        }
         let mut img = self.bg.clone();
         let paving = [190.0, 205.0, 215.0];
         fill(
@@ -717,6 +749,12 @@ impl TileArt {
             let band = [[0.0, 0.0], [S, 0.0], [b, w], [a, w]];
             let poly: Vec<[f64; 2]> = band.iter().map(|&p| turn_point(p, side)).collect();
             fill(img, &poly, self.wall)?;
+            if self.set == TileSet::Plan {
+                for m in plan::merlons(a, b, w) {
+                    let poly: Vec<[f64; 2]> = m.iter().map(|&p| turn_point(p, side)).collect();
+                    fill(img, &poly, self.wall)?;
+                }
+            }
             // A lighter coping line on the inner edge and mortar joints between stones.
             let coping = [
                 turn_point([a, w - 1.5], side),
@@ -762,14 +800,26 @@ impl TileArt {
         Ok(())
     }
 
-    /// The octagonal price badge in the lower-right corner, in the type's colour.
+    /// The price badge in the type's colour: octagonal in the lower-right corner (round in
+    /// the upper left in the second tile set).
     fn price_badge(&self, img: &mut Mat, b: Building, price: u8) -> opencv::Result<()> {
-        let c = [S * 0.82, S * 0.82];
         let col = self.badge[b as usize];
-        let ph = std::f64::consts::PI / 8.0;
-        fill(img, &regular(c, 20.0, 8, ph), [235.0, 240.0, 240.0])?;
-        fill(img, &regular(c, 17.5, 8, ph), col)?;
-        outline(img, &regular(c, 20.0, 8, ph), [40.0, 50.0, 60.0], 1)?;
+        let c = match self.set {
+            TileSet::Iso => {
+                let c = [S * 0.82, S * 0.82];
+                let ph = std::f64::consts::PI / 8.0;
+                fill(img, &regular(c, 20.0, 8, ph), [235.0, 240.0, 240.0])?;
+                fill(img, &regular(c, 17.5, 8, ph), col)?;
+                outline(img, &regular(c, 20.0, 8, ph), [40.0, 50.0, 60.0], 1)?;
+                c
+            }
+            TileSet::Plan => {
+                let c = [S * 0.2, S * 0.2];
+                ellipse(img, c, [18.0, 18.0], 0.0, [40.0, 40.0, 40.0])?;
+                ellipse(img, c, [16.0, 16.0], 0.0, col)?;
+                c
+            }
+        };
         let text = price.to_string();
         let font = imgproc::FONT_HERSHEY_DUPLEX;
         let scale = 0.72;

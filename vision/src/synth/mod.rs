@@ -14,6 +14,7 @@ mod degrade;
 mod draw;
 mod layout;
 mod params;
+mod plan;
 mod raster;
 mod scene;
 
@@ -36,6 +37,20 @@ pub enum WallLook {
     Dark,
     /// Light sandstone, 10% of the tile wide.
     Light,
+}
+
+/// Which tile set is on the table: this renderer's own (isometric illustrations on sand),
+/// or a second one drawn unlike it (buildings seen from above on grey-green paving,
+/// crenellated walls, a round badge, no player's colour on the fountain). The second
+/// stands in for tile art the scanner has never seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TileSet {
+    /// Isometric illustrations on mottled sand.
+    #[default]
+    Iso,
+    /// Buildings seen from above on grey-green paving.
+    Plan,
 }
 
 /// How hard a scene is to read.
@@ -100,6 +115,8 @@ pub struct SceneOptions {
     pub height: i32,
     /// How the walls are drawn.
     pub walls: WallLook,
+    /// Which tile set.
+    pub tiles: TileSet,
 }
 
 impl Default for SceneOptions {
@@ -111,6 +128,7 @@ impl Default for SceneOptions {
             width: 1920,
             height: 1080,
             walls: WallLook::Dark,
+            tiles: TileSet::Iso,
         }
     }
 }
@@ -192,7 +210,7 @@ pub fn render(opts: &SceneOptions) -> Result<RenderedScene, SynthError> {
     let players = opts.players.unwrap_or_else(|| rng.u8(2..=6));
     let scene = scene::Scene::build(opts.difficulty, players, opts.width, opts.height, &mut rng);
     let look = degrade::Look::draw(&params::Ranges::of(opts.difficulty), &mut rng);
-    let (mut canvas, occluder) = scene.paint(opts.walls, &mut rng)?;
+    let (mut canvas, occluder) = scene.paint(opts.walls, opts.tiles, &mut rng)?;
     look.light(&mut canvas, &occluder, &scene.camera)?;
     let image = look.expose(&canvas, &scene.camera, &mut rng)?;
     let labels = labels(&scene, &occluder, opts, &look)?;
@@ -331,6 +349,9 @@ fn labels(
     // Only when not the usual, so that the usual photos' labels stay as they were.
     if opts.walls == WallLook::Light {
         meta.insert("walls".into(), json!("light"));
+    }
+    if opts.tiles == TileSet::Plan {
+        meta.insert("tiles".into(), json!("plan"));
     }
     Ok(ScanResult {
         image: format!("synth_{}_{}.jpg", opts.difficulty.name(), opts.seed),

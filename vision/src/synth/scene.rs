@@ -10,7 +10,7 @@ use super::layout::{
 };
 use super::params::{Ranges, Span, between, normal};
 use super::raster::{self, Cup, Hand, blit, darken, hull, low_mask, mask_poly, soften};
-use super::{Difficulty, WallLook};
+use super::{Difficulty, TileSet, WallLook};
 use alhambra_engine::{MoneyCard, Tile, catalogue, money_cards};
 use opencv::core::{Mat, Point2f, Scalar, Size, Vector};
 use opencv::{core, imgproc};
@@ -725,7 +725,12 @@ impl Scene {
 
     /// Paints the scene on a fresh canvas; returns it and the mask of what the hand and the
     /// cup hide.
-    pub fn paint(&self, walls: WallLook, rng: &mut fastrand::Rng) -> opencv::Result<(Mat, Mat)> {
+    pub fn paint(
+        &self,
+        walls: WallLook,
+        tiles: TileSet,
+        rng: &mut fastrand::Rng,
+    ) -> opencv::Result<(Mat, Mat)> {
         let cam = &self.camera;
         let size = Size::new(cam.canvas_size[0], cam.canvas_size[1]);
         let mut canvas = self.table(size, rng)?;
@@ -812,7 +817,7 @@ impl Scene {
             }
         }
         // Tiles, far ones first so near edges overlap them.
-        let art = TileArt::new(walls, rng)?;
+        let art = TileArt::new(walls, tiles, rng)?;
         let mut cache: Vec<Option<Mat>> = vec![None; catalogue().len()];
         let fountains: Vec<Mat> = PLAYER_COLOURS
             .iter()
