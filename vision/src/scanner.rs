@@ -287,8 +287,35 @@ impl EdgeMap {
 struct TableReading {
     alhambras: Vec<FoundAlhambra>,
     anchors: Vec<Homography>,
-    table: Option<[f32; 3]>,
+    table: Option<TableColour>,
     candidates: Vec<TracedCandidate>,
+}
+
+/// The bare table's colour (chromaticity r, g and brightness) as measured under a white
+/// balance. An Alhambra is read again under its own light (other channel gains), and the
+/// table's pixels then show another chromaticity: compared under the old balance, a bare
+/// table cell no longer looked like the table, and a cloth under a cast that made it look
+/// like a building was read as tiles.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct TableColour {
+    colour: [f32; 3],
+    white: WhiteBalance,
+}
+
+impl TableColour {
+    /// The same colour seen under `white` (as [`table_colour`] measures it there).
+    fn under(&self, white: WhiteBalance) -> [f32; 3] {
+        if white == self.white {
+            return self.colour;
+        }
+        let [r, g, l] = self.colour;
+        // table_colour's sum is R + G + B + 3 = 3 L.
+        let sum = 3.0 * l;
+        let bgr = [sum * (1.0 - r - g) - 3.0, sum * g, sum * r];
+        let [b, g, r] = [0, 1, 2].map(|k| (bgr[k] * white[k] / self.white[k].max(1e-6)).max(0.0));
+        let sum = r + g + b + 3.0;
+        [r / sum, g / sum, sum / 3.0]
+    }
 }
 
 /// A frame prepared for reading: the image, the plane, the white balance, the edges.
@@ -299,9 +326,9 @@ struct View<'a> {
     table_to_image: Homography,
     white: WhiteBalance,
     edges: &'a EdgeMap,
-    /// The table's own colour in this photo (chromaticity r, g and brightness), when it
-    /// could be told: the commonest colour of the view.
-    table: Option<[f32; 3]>,
+    /// The table's own colour in this photo, when it could be told: the commonest colour
+    /// of the view.
+    table: Option<TableColour>,
     /// Image centre and size of every cell that is another Alhambra's: while fountains
     /// are anchored, the fountains found so far; while an Alhambra grows, the others' cells.
     claimed: Vec<(Point, f64)>,
@@ -336,8 +363,15 @@ const ADAPTED_GAIN: usize = 2;
 /// third, and which came first changed with the profile's random draw.
 const CASTS_READ: usize = 3;
 
-/// A cell more than this share of which looks like the bare table holds no tile.
+/// A cell more than this share of which looks like the bare table holds no tile, unless
+/// it looks clearly like one (see [`CLEARLY_A_TILE`]).
 const TABLE_SHARE_LIMIT: f32 = 0.7;
+
+/// A cell this near a building (share of the profile's presence limit) is a tile however
+/// much of it has the table's colour: a tile set drawn in the table's colours (light
+/// stone on a sand-coloured table) would lose its tiles. What is only loosely like a
+/// building and mostly the table's colour is the bare table.
+const CLEARLY_A_TILE: f32 = 0.5;
 
 /// The image corners of grid cell (i, j) shifted by (dx, dy) cells.
 fn cell_quad(grid: &Homography, i: f64, j: f64) -> Option<[Point; 4]> {
@@ -639,10 +673,13 @@ impl<'a> View<'a> {
     }
 
     /// Whether quad `q`, with features `f`, holds a tile (and its distance): the
-    /// profile's presence, unless the quad is mostly bare table.
+    /// profile's presence, unless the quad is mostly bare table and not clearly a tile.
     fn presence_of(&self, profile: &Profile, q: &[Point; 4], f: &CellFeatures) -> (bool, f32) {
         let mut presence = profile.presence(f);
-        if presence.0 && self.table_share(q) > TABLE_SHARE_LIMIT {
+        if presence.0
+            && presence.1 > CLEARLY_A_TILE * profile.presence_limit
+            && self.table_share(q) > TABLE_SHARE_LIMIT
+        {
             presence.0 = false;
         }
         presence
@@ -651,7 +688,7 @@ impl<'a> View<'a> {
     /// The share of a quad's pixels that look like the bare table (0 when the table's
     /// colour is unknown).
     fn table_share(&self, q: &[Point; 4]) -> f32 {
-        let Some(table) = self.table else {
+        let Some(table) = self.table.map(|t| t.under(self.white)) else {
             return 0.0;
         };
         let key = (self.look_key(q), table.map(f32::to_bits));
@@ -822,8 +859,8 @@ enum Fit {
 struct OverviewReading {
     /// Fountain candidates, clearest first.
     candidates: Vec<Candidate>,
-    /// The bare table's colour (chromaticity r, g and brightness), when it can be told.
-    table: Option<[f32; 3]>,
+    /// The bare table's colour, when it can be told.
+    table: Option<TableColour>,
     /// How well the clearest candidate's colours fit the profile's fountain.
     top_fit: Option<f32>,
 }
@@ -1770,7 +1807,7 @@ impl Scanner {
         &self,
         view: &View<'_>,
         image_to_table: &Homography,
-    ) -> Result<(Vec<Candidate>, Option<[f32; 3]>), ScanError> {
+    ) -> Result<(Vec<Candidate>, Option<TableColour>), ScanError> {
         match self.overview(view, image_to_table)? {
             Some(overview) => {
                 let reading = self.candidates_on(view, &overview, &OVERVIEW_SCALES)?;
@@ -1856,7 +1893,10 @@ impl Scanner {
             overview.image.rows() as usize,
         );
         let bytes = overview.image.data_bytes()?;
-        let table = table_colour(bytes, view.white);
+        let table = table_colour(bytes, view.white).map(|colour| TableColour {
+            colour,
+            white: view.white,
+        });
         // Integral images of chromaticity, brightness, and validity (inside the photo).
         let stride = ow + 1;
         let mut integral = vec![[0f64; 4]; stride * (oh + 1)];
@@ -2845,7 +2885,9 @@ impl Scanner {
         focus: Focus,
         sides: &[Side],
     ) {
-        let Some(table) = view.table else { return };
+        let Some(table) = view.table.map(|t| t.under(view.white)) else {
+            return;
+        };
         let fit = self.profile.side_fit(f, focus);
         for &side in sides {
             let k = side as usize;
@@ -3999,6 +4041,38 @@ mod tests {
                 c[1] + 40.0 * (x * sn + y * cs),
             ]
         })
+    }
+
+    #[test]
+    fn the_table_colour_is_the_same_pixels_under_another_white_balance() {
+        // A grey-brown cloth, with a little grain.
+        let bytes: Vec<u8> = (0..400u32)
+            .flat_map(|i| {
+                let d = (i % 5) as u8;
+                [52 + d, 60 + d, 71 + d]
+            })
+            .collect();
+        let first = [1.12, 1.0, 0.9];
+        let measured = table_colour(&bytes, first).expect("one colour");
+        let table = TableColour {
+            colour: measured,
+            white: first,
+        };
+        assert_eq!(table.under(first), measured);
+        for other in [[1.05, 1.06, 0.9], [0.9, 1.0, 1.15], [1.0, 1.0, 1.0]] {
+            let there = table_colour(&bytes, other).expect("one colour");
+            let moved = table.under(other);
+            for k in 0..2 {
+                assert!(
+                    (moved[k] - there[k]).abs() < 0.003,
+                    "{moved:?} against {there:?} under {other:?}"
+                );
+            }
+            assert!(
+                (moved[2] / there[2] - 1.0).abs() < 0.03,
+                "{moved:?} {there:?}"
+            );
+        }
     }
 
     #[test]
