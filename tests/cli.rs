@@ -931,6 +931,26 @@ fn one_labelled_photo_teaches_a_tile_set_drawn_unlike_this_renderers() {
 }
 
 #[test]
+fn a_bare_cloth_beside_a_lone_fountain_is_no_tile_under_any_light() {
+    // A grey cloth, second tile set (whose chambers have slate roofs): the lone
+    // fountains were read again under casts and their own light, while the cloth's colour
+    // was still compared under the photo's white balance. Six cells of bare cloth were then
+    // read as chambers around one fountain.
+    let dir = scratch("bare-cloth");
+    let (train, set) = (dir.join("train"), dir.join("set"));
+    for (seed, out) in [("7", &train), ("8014", &set)] {
+        synth(&["--seed", seed, "--tiles", "plan", "--out", arg(out)]);
+    }
+    let profile = dir.join("plan.json");
+    learn_profile(&train.join("normal_7.jpg"), &profile);
+    let o = alhambra(&["eval", arg(&set), "--profile", arg(&profile), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["overall"]["phantom_pct"].as_f64(), Some(0.0), "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn tiles_under_a_light_the_marker_paper_does_not_share_are_read() {
     // The tiles 8% greener, or 15% bluer, than the marker paper says (a lamp over the
     // tiles, paper that is not quite white): under the paper's white balance every tile

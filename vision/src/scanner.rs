@@ -676,10 +676,7 @@ impl<'a> View<'a> {
     /// profile's presence, unless the quad is mostly bare table and not clearly a tile.
     fn presence_of(&self, profile: &Profile, q: &[Point; 4], f: &CellFeatures) -> (bool, f32) {
         let mut presence = profile.presence(f);
-        if presence.0
-            && presence.1 > CLEARLY_A_TILE * profile.presence_limit
-            && self.table_share(q) > TABLE_SHARE_LIMIT
-        {
+        if presence.0 && bare_table(presence.1, profile.presence_limit, || self.table_share(q)) {
             presence.0 = false;
         }
         presence
@@ -700,28 +697,9 @@ impl<'a> View<'a> {
         share
     }
 
-    /// [`View::table_share`] measured: pixels within 0.02 of the table's chromaticity and
-    /// 0.7-1.4 times its brightness.
-    fn measured_table_share(&self, q: &[Point; 4], [tr, tg, tl]: [f32; 3]) -> f32 {
-        let Ok(patch) = sample_patch(self.frame, q) else {
-            return 0.0;
-        };
-        let Ok(bytes) = patch.data_bytes() else {
-            return 0.0;
-        };
-        let mut like = 0usize;
-        let n = bytes.len() / 3;
-        for px in bytes.chunks_exact(3) {
-            let b = f32::from(px[0]) * self.white[0];
-            let g = f32::from(px[1]) * self.white[1];
-            let r = f32::from(px[2]) * self.white[2];
-            let sum = r + g + b + 3.0;
-            let (cr, cg, l) = (r / sum, g / sum, sum / 3.0);
-            if (cr - tr).abs() < 0.02 && (cg - tg).abs() < 0.02 && l > 0.7 * tl && l < 1.4 * tl {
-                like += 1;
-            }
-        }
-        like as f32 / n.max(1) as f32
+    /// [`View::table_share`] measured (see [`table_share_of`]).
+    fn measured_table_share(&self, q: &[Point; 4], table: [f32; 3]) -> f32 {
+        sample_patch(self.frame, q).map_or(0.0, |patch| table_share_of(&patch, self.white, table))
     }
 
     /// Quad `q` under this view's white balance, bit for bit.
@@ -2461,10 +2439,18 @@ impl Scanner {
                 view.white[1] * gains[1],
                 view.white[2] * gains[2],
             ];
+            let table = view.table.map(|t| t.under(white));
             let mut verdict = (0, 0, 0f32);
             for p in &patches {
                 let Ok(f) = features(p, white) else { continue };
-                let (present, d) = self.profile.presence(&f);
+                let (mut present, d) = self.profile.presence(&f);
+                // Under a cast the bare table can look like a building: it is no tile.
+                if present
+                    && let Some(table) = table
+                    && bare_table(d, limit, || table_share_of(p, white, table))
+                {
+                    present = false;
+                }
                 if present {
                     verdict.0 += 1;
                     verdict.1 += usize::from(d <= CLEAR_SHARE * limit);
@@ -3620,6 +3606,35 @@ fn debugging() -> bool {
 
 fn dist(a: Point, b: Point) -> f64 {
     (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
+/// The share of a patch's pixels that look like the bare table of colour `table` (as
+/// [`table_colour`] measures it under `white`): within 0.02 of its chromaticity and
+/// 0.7-1.4 times its brightness.
+fn table_share_of(patch: &Mat, white: WhiteBalance, [tr, tg, tl]: [f32; 3]) -> f32 {
+    let Ok(bytes) = patch.data_bytes() else {
+        return 0.0;
+    };
+    let mut like = 0usize;
+    let n = bytes.len() / 3;
+    for px in bytes.chunks_exact(3) {
+        let b = f32::from(px[0]) * white[0];
+        let g = f32::from(px[1]) * white[1];
+        let r = f32::from(px[2]) * white[2];
+        let sum = r + g + b + 3.0;
+        let (cr, cg, l) = (r / sum, g / sum, sum / 3.0);
+        if (cr - tr).abs() < 0.02 && (cg - tg).abs() < 0.02 && l > 0.7 * tl && l < 1.4 * tl {
+            like += 1;
+        }
+    }
+    like as f32 / n.max(1) as f32
+}
+
+/// Whether a cell the profile calls present (at `distance`, against the profile's
+/// presence `limit`) is the bare table after all: mostly the table's colour and not
+/// clearly a tile (see [`TABLE_SHARE_LIMIT`], [`CLEARLY_A_TILE`]).
+fn bare_table(distance: f32, limit: f32, table_share: impl FnOnce() -> f32) -> bool {
+    distance > CLEARLY_A_TILE * limit && table_share() > TABLE_SHARE_LIMIT
 }
 
 /// The commonest colour of a BGR picture (white-balanced chromaticity r, g and median
