@@ -951,6 +951,33 @@ fn a_bare_cloth_beside_a_lone_fountain_is_no_tile_under_any_light() {
 }
 
 #[test]
+fn a_fountain_alone_off_the_overviews_guess_is_found() {
+    // Second tile set, 30 mm markers: a player's fountain lies alone, and the overview
+    // put its centre a sixth of a cell off. No cell of the grids tried around that guess
+    // read near enough a tile to be read carefully, and the fountain was missed.
+    let dir = scratch("lone-fountain");
+    let (train, set) = (dir.join("train"), dir.join("set"));
+    synth(&["--seed", "7", "--tiles", "plan", "--out", arg(&train)]);
+    synth(&[
+        "--seed",
+        "8104",
+        "--difficulty",
+        "easy",
+        "--tiles",
+        "plan",
+        "--out",
+        arg(&set),
+    ]);
+    let profile = dir.join("plan.json");
+    learn_profile(&train.join("normal_7.jpg"), &profile);
+    let o = alhambra(&["eval", arg(&set), "--profile", arg(&profile), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["overall"]["missed_pct"].as_f64(), Some(0.0), "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn tiles_under_a_light_the_marker_paper_does_not_share_are_read() {
     // The tiles 8% greener, or 15% bluer, than the marker paper says (a lamp over the
     // tiles, paper that is not quite white): under the paper's white balance every tile

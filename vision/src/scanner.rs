@@ -2512,6 +2512,11 @@ impl Scanner {
         let margin = |f: &CellFeatures| self.fountain_margin(f);
         // One look at each of the 3x3 cells as the grid predicts them ...
         let mut pick: Option<(f32, (i32, i32))> = None;
+        let mut likeliest: Option<(f32, (i32, i32))> = None;
+        let near = |q: &[Point; 4], f: &CellFeatures| {
+            self.profile.tile_distance(f) <= 1.5 * self.profile.presence_limit
+                && view.table_share(q) <= TABLE_SHARE_LIMIT
+        };
         for (di, dj) in SQUARE.map(|(x, y)| (x as i32, y as i32)) {
             // A fountain already read is another player's, next to this one.
             let Some(q) = cell_quad(grid, f64::from(di), f64::from(dj))
@@ -2528,13 +2533,22 @@ impl Scanner {
                     view.table_share(&q)
                 );
             }
-            if m > 0.0
-                && self.profile.tile_distance(&f) <= 1.5 * self.profile.presence_limit
-                && view.table_share(&q) <= TABLE_SHARE_LIMIT
-                && pick.is_none_or(|p| m > p.0)
-            {
+            if m > 0.0 && likeliest.is_none_or(|p| m > p.0) {
+                likeliest = Some((m, (di, dj)));
+            }
+            if m > 0.0 && near(&q, &f) && pick.is_none_or(|p| m > p.0) {
                 pick = Some((m, (di, dj)));
             }
+        }
+        // A fountain alone, its grid centred on the overview's guess, can lie a sixth of a
+        // cell off every cell looked at: then it reads unlike any tile. Its likeliest cell,
+        // put on the edges nearby, may read as one.
+        if pick.is_none()
+            && let Some((m, (i, j))) = likeliest
+            && let Some((q, _)) = view.align(grid, i, j)
+            && view.features(&q).is_some_and(|f| near(&q, &f))
+        {
+            pick = Some((m, (i, j)));
         }
         // ... then the most fountain-like one read carefully.
         let (_, cell) = pick?;
