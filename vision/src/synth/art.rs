@@ -658,17 +658,7 @@ impl TileArt {
         self.price_badge(&mut img, tile.building, tile.price)?;
         match self.set {
             TileSet::Iso => rim(&mut img)?,
-            TileSet::Plan => outline(
-                &mut img,
-                &[
-                    [0.5, 0.5],
-                    [S - 0.5, 0.5],
-                    [S - 0.5, S - 0.5],
-                    [0.5, S - 0.5],
-                ],
-                [60.0, 70.0, 70.0],
-                1,
-            )?,
+            TileSet::Plan => plan::cut_edge(&mut img)?,
         }
         opaque(&img)
     }

@@ -214,18 +214,19 @@ pub(crate) fn fountain(bg: &Mat) -> opencv::Result<Mat> {
         let q = [c[0] + (p[0] - c[0]) * 1.15, c[1] + (p[1] - c[1]) * 1.15];
         ellipse(&mut img, q, [9.0, 9.0], 0.0, [50.0, 110.0, 60.0])?;
     }
-    outline(
-        &mut img,
-        &[
-            [0.5, 0.5],
-            [S - 0.5, 0.5],
-            [S - 0.5, S - 0.5],
-            [0.5, S - 0.5],
-        ],
-        [60.0, 70.0, 70.0],
-        1,
-    )?;
+    cut_edge(&mut img)?;
     Ok(img)
+}
+
+/// The thin dark cut edge of this set's tiles (no drawn rim).
+pub(crate) fn cut_edge(img: &mut Mat) -> opencv::Result<()> {
+    let square = [
+        [0.5, 0.5],
+        [S - 0.5, 0.5],
+        [S - 0.5, S - 0.5],
+        [0.5, S - 0.5],
+    ];
+    outline(img, &square, [60.0, 70.0, 70.0], 1)
 }
 
 /// Merlons along the inner edge of a wall band running from `a` to `b` along the north
