@@ -978,6 +978,54 @@ fn a_fountain_alone_off_the_overviews_guess_is_found() {
 }
 
 #[test]
+fn fountains_seen_clearest_at_another_size_are_all_looked_at() {
+    // Fresh normal photos, tilted camera. normal_8463: a far fountain a fifth smaller than
+    // the profile's, with one tile beside it, was tried at the learned pitch only and
+    // missed. normal_8450: a lone fountain was the seventh of those seen clearest at
+    // another size, and only six were tried.
+    let dir = scratch("other-size");
+    let (train, set) = (dir.join("train"), dir.join("set"));
+    synth(&["--seed", "7", "--out", arg(&train)]);
+    let profile = dir.join("profile.json");
+    learn_profile(&train.join("normal_7.jpg"), &profile);
+    for seed in ["8463", "8450"] {
+        synth(&["--seed", seed, "--difficulty", "normal", "--out", arg(&set)]);
+        let photo = set.join(format!("normal_{seed}.jpg"));
+        let o = alhambra(&["scan", arg(&photo), "--profile", arg(&profile), "--json"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let found = assert_scan_shape(&json(&o), &format!("normal_{seed}.jpg"));
+        let labels: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(set.join(format!("normal_{seed}.json"))).expect("labels"),
+        )
+        .expect("labels JSON");
+        let tile_px = labels["meta"]["tile_px"].as_f64().unwrap_or(60.0);
+        let fountain = match seed {
+            "8463" => [264.0, 629.0],
+            _ => [1790.0, 448.0],
+        };
+        // The labels place that fountain there, and the scan must find it.
+        let labelled = labels["alhambras"].as_array().cloned().unwrap_or_default();
+        assert!(
+            labelled.iter().any(|a| {
+                let l = [
+                    a["fountain_px"][0].as_f64().unwrap_or(f64::NAN),
+                    a["fountain_px"][1].as_f64().unwrap_or(f64::NAN),
+                ];
+                (l[0] - fountain[0]).hypot(l[1] - fountain[1]) < 0.3 * tile_px
+            }),
+            "normal_{seed}: no labelled fountain at {fountain:?}"
+        );
+        assert!(
+            found
+                .iter()
+                .any(|f| (f[0] - fountain[0]).hypot(f[1] - fountain[1]) < 0.3 * tile_px),
+            "normal_{seed}: the fountain at {fountain:?} was not found: {found:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn tiles_under_a_light_the_marker_paper_does_not_share_are_read() {
     // The tiles 8% greener, or 15% bluer, than the marker paper says (a lamp over the
     // tiles, paper that is not quite white): under the paper's white balance every tile

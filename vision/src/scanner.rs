@@ -410,7 +410,7 @@ type Candidate = (Point, f32, f64);
 const OVERVIEW_SCALES: [f64; 3] = [1.0, 0.8, 1.25];
 /// How many candidates that read clearer at another size than the profile's are tried:
 /// as many as a table has fountains.
-const OTHER_SIZE_CANDIDATES: usize = MOST_PLAYERS;
+const OTHER_SIZE_CANDIDATES: usize = 2 * MOST_PLAYERS;
 
 /// A fountain candidate scoring under this share of the clearest fountain anchored in the
 /// same photo is not tried (dev photos: 28% faster, the same readings; at 0.4 normal
@@ -1386,7 +1386,7 @@ impl Scanner {
                 {
                     let own = view.claimed[k];
                     let t = std::time::Instant::now();
-                    let refit = self.fit_again(&mut view, k, c, s, size != OVERVIEW_SCALES[0])?;
+                    let refit = self.fit_again(&mut view, k, c, s, size)?;
                     t_fit += t.elapsed().as_secs_f64() * 1e3;
                     if let Fit::Anchored { grid, rank, .. } = refit
                         && rank > ranks[k]
@@ -1416,7 +1416,7 @@ impl Scanner {
                 continue;
             }
             let t = std::time::Instant::now();
-            let fitted = self.fit_grid(&view, c, scale, size != OVERVIEW_SCALES[0])?;
+            let fitted = self.fit_grid(&view, c, scale, size)?;
             t_fit += t.elapsed().as_secs_f64() * 1e3;
             let (grid, found_scale, score) = match fitted {
                 Fit::Anchored { grid, pitch, rank } => (grid, pitch, rank),
@@ -1486,7 +1486,7 @@ impl Scanner {
         if let Some(s) = scale {
             for (k, c, rank) in lone {
                 let t = std::time::Instant::now();
-                let refit = self.fit_again(&mut view, k, c, s, false)?;
+                let refit = self.fit_again(&mut view, k, c, s, OVERVIEW_SCALES[0])?;
                 t_fit += t.elapsed().as_secs_f64() * 1e3;
                 let Fit::Anchored {
                     grid, rank: again, ..
@@ -2073,11 +2073,11 @@ impl Scanner {
         k: usize,
         centre: Point,
         scale: f64,
-        other_size: bool,
+        size: f64,
     ) -> Result<Fit, ScanError> {
         let own = view.claimed[k];
         view.claimed[k] = ([f64::NAN, f64::NAN], 0.0);
-        let refit = self.fit_grid(view, centre, Some(scale), other_size);
+        let refit = self.fit_grid(view, centre, Some(scale), size);
         view.claimed[k] = own;
         refit
     }
@@ -2085,16 +2085,17 @@ impl Scanner {
     /// The grid of the Alhambra whose fountain may be near table point `centre`: edge
     /// direction and tile borders give a first lattice; the cell that reads as a fountain
     /// (the one there or a neighbour) becomes (0, 0). `scale`, when known, is the tiles'
-    /// pitch relative to the profile's in this view; `other_size`, whether the overview saw
-    /// this fountain clearer at another tile size than the profile's. Without a fountain
+    /// pitch relative to the profile's in this view; `size`, the tile size (relative to
+    /// the profile's) the overview saw this fountain clearest at. Without a fountain
     /// there, the lattices the comb found, for a wider look later.
     fn fit_grid(
         &self,
         view: &View<'_>,
         centre: Point,
         scale: Option<f64>,
-        other_size: bool,
+        size: f64,
     ) -> Result<Fit, ScanError> {
+        let other_size = size != OVERVIEW_SCALES[0];
         let pitch0 = f64::from(self.profile.pitch_mm);
         const PX: f64 = 32.0; // window pixels per expected pitch
         let res = PX / pitch0;
@@ -2255,8 +2256,19 @@ impl Scanner {
                 }
             }
         };
+        // Before the photo's pitch is known, a fountain the overview saw clearest at
+        // another size is tried at that size first (a far fountain under a tilted camera,
+        // a fifth smaller: at the learned pitch its cell took in the seams and the table).
         if !good(&best) {
-            let learned: Vec<(f64, f64)> = directions.iter().map(|&angle| (angle, s)).collect();
+            let sizes: &[f64] = if scale.is_none() && other_size {
+                &[size, s]
+            } else {
+                &[s]
+            };
+            let learned: Vec<(f64, f64)> = sizes
+                .iter()
+                .flat_map(|&s| directions.iter().map(move |&angle| (angle, s)))
+                .collect();
             alone_at(&learned, 0.0, &mut best);
         }
         // A fountain the overview saw clearer at another size than the profile's lies far
