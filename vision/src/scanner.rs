@@ -2259,8 +2259,9 @@ impl Scanner {
             }
         };
         // Before the photo's pitch is known, a fountain the overview saw clearest at
-        // another size is tried at that size first (a far fountain under a tilted camera,
-        // a fifth smaller: at the learned pitch its cell took in the seams and the table).
+        // another size is tried at that size as well, the better ranked kept (a far
+        // fountain under a tilted camera, a fifth smaller: at the learned pitch alone its
+        // cell took in the seams and the table).
         if !good(&best) {
             let sizes: &[f64] = if scale.is_none() && other_size {
                 &[size, s]
