@@ -1215,6 +1215,68 @@ impl Profile {
         g.map(|x| (x / mean) as f32)
     }
 
+    /// The correction that brings confidently read tiles (upright features, the building
+    /// read) to the profile's tone: the saturation that best takes their blocks'
+    /// chromaticities (as offsets from grey) to their buildings' and the power that best
+    /// takes their blocks' brightness (against each cell's median) to their buildings',
+    /// each a weighted least-squares fit through the origin, weights the inverse of the
+    /// buildings' variances. Fitted as the photo's look from the profile's, then inverted:
+    /// the scatter is the photo's (tiles differ from their building's mean), and a fit the
+    /// other way round shrinks towards no correction (on photos shot as the labelled one
+    /// it gave contrast 0.85). `None` with fewer than `least` tiles. The fountain is left
+    /// out: its corners are its player's colour, not the photo's tone.
+    pub fn tone_of<'a>(
+        &self,
+        tiles: impl Iterator<Item = (&'a CellFeatures, Building)>,
+        least: usize,
+    ) -> Option<crate::tone::Tone> {
+        const GREY: f64 = 1.0 / 3.0;
+        let (mut sat_num, mut sat_den) = (0f64, 0f64);
+        let (mut con_num, mut con_den) = (0f64, 0f64);
+        let mut count = 0usize;
+        for (f, b) in tiles {
+            let Some(Some(model)) = self.buildings.get(b as usize) else {
+                continue;
+            };
+            if model.mean.len() < BLOCK_DIMS || model.var.len() < BLOCK_DIMS {
+                continue;
+            }
+            count += 1;
+            for k in 0..GRID * GRID {
+                if b == Building::Fountain && CORNER_BLOCKS.contains(&k) {
+                    continue;
+                }
+                for ch in 0..2 {
+                    let i = 3 * k + ch;
+                    let w = 1.0 / f64::from(model.var[i]).max(1e-9);
+                    let (x, y) = (
+                        f64::from(f.blocks[i]) - GREY,
+                        f64::from(model.mean[i]) - GREY,
+                    );
+                    sat_num += w * y * y;
+                    sat_den += w * x * y;
+                }
+                let i = 3 * k + 2;
+                let (x, y) = (f64::from(f.blocks[i]), f64::from(model.mean[i]));
+                if x > 0.05 && y > 0.05 {
+                    // Brightness ratios: fitted in logarithms (a power is a factor there);
+                    // the variance taken to the log scale by the mean's square.
+                    let w = (y * y) / f64::from(model.var[i]).max(1e-9);
+                    let (lx, ly) = (x.ln(), y.ln());
+                    con_num += w * ly * ly;
+                    con_den += w * lx * ly;
+                }
+            }
+        }
+        if count < least || sat_den <= 0.0 || con_den <= 0.0 {
+            return None;
+        }
+        Some(crate::tone::Tone {
+            saturation: (sat_num / sat_den) as f32,
+            contrast: (con_num / con_den) as f32,
+        })
+    }
+
     /// The fountain search's view of this profile.
     pub fn detectors(&self) -> Detectors<'_> {
         Detectors {
@@ -1655,6 +1717,87 @@ mod tests {
             sides,
             sharpness: 1.0,
         }
+    }
+
+    /// Cells of three buildings with their own colour layouts, each drawn with noise, and
+    /// those same looks shot in another tone: `saturation` times as far from grey, and
+    /// brightness ratios to the power `contrast`.
+    fn cells_in_tone(saturation: f32, contrast: f32, seed: u64) -> Vec<Sample> {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let mut out = Vec::new();
+        for (k, b) in [Building::Garden, Building::Tower, Building::Seraglio]
+            .into_iter()
+            .enumerate()
+        {
+            for n in 0..60 {
+                let mut blocks = [0f32; BLOCK_DIMS];
+                for i in 0..GRID * GRID {
+                    let phase = (i + 3 * k) as f32;
+                    let noise = |rng: &mut fastrand::Rng| (rng.f32() - 0.5) * 0.01;
+                    let r = 0.08 * phase.sin() + noise(&mut rng);
+                    let g = 0.06 * (1.7 * phase).cos() + noise(&mut rng);
+                    let l = 1.0 + 0.3 * (0.9 * phase).sin() + noise(&mut rng);
+                    blocks[3 * i] = 1.0 / 3.0 + saturation * r;
+                    blocks[3 * i + 1] = 1.0 / 3.0 + saturation * g;
+                    blocks[3 * i + 2] = l.powf(contrast);
+                }
+                out.push(Sample {
+                    building: Some(b),
+                    // Learning needs walled and open sides; they play no part here.
+                    walls: if n % 2 == 0 {
+                        Walls::of(&[Side::North])
+                    } else {
+                        Walls::NONE
+                    },
+                    features: CellFeatures {
+                        blocks,
+                        sides: [[0.0; SIDE_DIMS]; 4],
+                        sharpness: 1.0,
+                    },
+                    softened: false,
+                    borrowed: false,
+                    example: false,
+                });
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_tone_of_tiles_shot_duller_or_brighter_is_told() {
+        let profile = Profile::learn(&cells_in_tone(1.0, 1.0, 1), 50.0, 1).expect("profile");
+        let tone_of = |samples: &[Sample]| {
+            profile
+                .tone_of(
+                    samples
+                        .iter()
+                        .filter_map(|s| Some((&s.features, s.building?)))
+                        .take(20),
+                    3,
+                )
+                .expect("a tone")
+        };
+        let same = tone_of(&cells_in_tone(1.0, 1.0, 2));
+        assert!(!same.differs(0.03, 0.03), "{same:?}");
+        // Duller and flatter: the correction is the inverse.
+        let dull = tone_of(&cells_in_tone(0.6, 0.8, 3));
+        assert!((dull.saturation - 1.0 / 0.6).abs() < 0.08, "{dull:?}");
+        assert!((dull.contrast - 1.0 / 0.8).abs() < 0.08, "{dull:?}");
+        let vivid = tone_of(&cells_in_tone(1.4, 1.2, 4));
+        assert!((vivid.saturation - 1.0 / 1.4).abs() < 0.05, "{vivid:?}");
+        assert!((vivid.contrast - 1.0 / 1.2).abs() < 0.05, "{vivid:?}");
+        // Too few tiles tell nothing.
+        assert!(
+            profile
+                .tone_of(
+                    cells_in_tone(0.6, 1.0, 5)
+                        .iter()
+                        .filter_map(|s| Some((&s.features, s.building?)))
+                        .take(2),
+                    3
+                )
+                .is_none()
+        );
     }
 
     #[test]

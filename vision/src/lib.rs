@@ -15,6 +15,7 @@ pub mod scanner;
 pub mod source;
 pub mod stages;
 pub mod synth;
+pub mod tone;
 pub mod tracker;
 pub mod training;
 

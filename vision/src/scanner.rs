@@ -12,6 +12,7 @@ use crate::identity::one_of_each;
 use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile};
 use crate::outer_edge::{outer_edge_offset, side_moved};
 use crate::plane::{Plane, find_plane};
+use crate::tone::Tone;
 use alhambra_engine::{
     Alhambra, Building, LayoutError, MOST_PLAYERS, Piece, Pos, Rule, Side, Walls, catalogue,
 };
@@ -348,6 +349,22 @@ struct View<'a> {
 /// A quad's corners and a white balance, bit for bit: equal keys give equal features.
 type LookKey = ([u64; 8], [u32; 3]);
 
+/// The fewest tiles read surely that tell a photo's tone (see `Profile::tone_of`).
+const TONE_LEAST: usize = 3;
+/// How far past the presence limit a tile surely read still tells the tone: in the wrong
+/// tone the tiles read are far from the profile's looks (lone fountains are anchored up
+/// to 1.5 times the limit), and a reading in a tone told wrong is kept only if it reads
+/// more.
+const TONE_REACH: f32 = 1.5;
+/// Most readings again in a corrected tone.
+const TONE_ROUNDS: usize = 3;
+/// How far a photo's saturation (a share) must be off the profile's for the photo to be
+/// read again in the profile's tone.
+const TONE_SATURATION_OFF: f32 = 0.08;
+/// The same for contrast: wider, as blur lowers the contrast the tiles show as much as a
+/// tone curve does (sharp rendered photos read 0.82-1.03 against a profile learned with
+/// blurred variants).
+const TONE_CONTRAST_OFF: f32 = 0.15;
 /// How many tiles the profile's own look of each building counts for against the tiles
 /// of a photo when it is adapted to the photo.
 const ADAPTED_PRIOR: f32 = 2.0;
@@ -1121,6 +1138,11 @@ impl Scanner {
             },
         };
         let mut alhambras = reading.alhambras;
+        // The tiles read surely tell the photo's tone against the labelled photo's (a
+        // camera's saturation and tone curve, which the marker paper's white cannot
+        // show): well off it, the photo is read again in the profile's tone.
+        let toned = self.toned_reading(frame, &edges, through, markers, white, &mut alhambras)?;
+        let frame = toned.as_ref().unwrap_or(frame);
         // The Alhambras read tell the light they are under: when those with tiles agree
         // it is well off the white balance, a fountain not anchored under the white balance
         // may be under that light too. Read again under it.
@@ -1189,6 +1211,75 @@ impl Scanner {
             alhambras,
             trace,
         })
+    }
+
+    /// When the tiles read surely say the photo's tone is well off the profile's, the
+    /// photo in the profile's tone, read again: `alhambras` become that reading when it
+    /// reads more (as many Alhambras with tiles, more tiles). Returns the photo in the
+    /// tone kept, if any. (Not only where a cell beside the tiles read would read as a
+    /// tile in the new tone: that saved the time on hard photos but lost most of the
+    /// gain on photos shot duller or brighter; see docs/eval.txt.)
+    fn toned_reading(
+        &self,
+        frame: &Mat,
+        edges: &EdgeMap,
+        through: Homography,
+        markers: bool,
+        white: WhiteBalance,
+        alhambras: &mut Vec<FoundAlhambra>,
+    ) -> Result<Option<Mat>, ScanError> {
+        let limit = self.profile.presence_limit;
+        let count = |a: &[FoundAlhambra]| a.iter().map(|x| x.tiles.len()).sum::<usize>();
+        let grown = |a: &[FoundAlhambra]| a.iter().filter(|x| x.tiles.len() >= 2).count();
+        let sure = |t: &FoundTile| {
+            t.reading.building_confidence >= 0.9 && t.presence <= TONE_REACH * limit
+        };
+        let mut kept: Option<Mat> = None;
+        let mut total = Tone::NONE;
+        // Again from each reading in the corrected tone, kept or not: a tone told by the
+        // few tiles read in the wrong one falls short (they read despite it), and the
+        // tiles read in the corrected one tell the rest.
+        let mut latest: Option<Vec<FoundAlhambra>> = None;
+        for _ in 0..TONE_ROUNDS {
+            let Some(tone) = self.profile.tone_of(
+                latest
+                    .as_deref()
+                    .unwrap_or(alhambras)
+                    .iter()
+                    .flat_map(|a| &a.tiles)
+                    .filter(|t| sure(t))
+                    .map(|t| (&t.features, t.reading.building)),
+                TONE_LEAST,
+            ) else {
+                break;
+            };
+            if debugging() {
+                eprintln!("photo tone {tone:?} after {total:?}");
+            }
+            if !tone.differs(TONE_SATURATION_OFF, TONE_CONTRAST_OFF) {
+                break;
+            }
+            total = total.then(tone);
+            let toned = total.apply(frame, white)?;
+            let again = self
+                .read_table(&toned, edges, through, markers, white)?
+                .alhambras;
+            if debugging() {
+                eprintln!(
+                    "toned: {} Alhambras, {} tiles (was {}, {})",
+                    grown(&again),
+                    count(&again),
+                    grown(alhambras),
+                    count(alhambras)
+                );
+            }
+            if grown(&again) >= grown(alhambras) && count(&again) > count(alhambras) {
+                *alhambras = again.clone();
+                kept = Some(toned);
+            }
+            latest = Some(again);
+        }
+        Ok(kept)
     }
 
     /// The Alhambras grown again from the fountains of `reading`, with the profile moved
