@@ -1256,7 +1256,12 @@ impl Scanner {
             if debugging() {
                 eprintln!("photo tone {tone:?} after {total:?}");
             }
-            if !tone.differs(TONE_SATURATION_OFF, TONE_CONTRAST_OFF) {
+            // More contrast is what blur calls for too (a blurred photo's tiles show less
+            // of it than the profile's): only less contrast, or another saturation, is
+            // the photo's tone.
+            let off = (tone.saturation - 1.0).abs() > TONE_SATURATION_OFF
+                || tone.contrast < 1.0 - TONE_CONTRAST_OFF;
+            if !off {
                 break;
             }
             total = total.then(tone);
