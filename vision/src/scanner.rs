@@ -1236,9 +1236,11 @@ impl Scanner {
         };
         let mut kept: Option<Mat> = None;
         let mut total = Tone::NONE;
-        // Again from each reading in the corrected tone, kept or not: a tone told by the
-        // few tiles read in the wrong one falls short (they read despite it), and the
-        // tiles read in the corrected one tell the rest.
+        // Again from each reading in the corrected tone that read more: a tone told by
+        // the few tiles read in the wrong one falls short (they read despite it), and the
+        // tiles read in the corrected one tell the rest. (Going on after a reading that
+        // read no more: dev desaturated photos 84 -> 88% exact, dev hard the same, at up to
+        // two readings more a photo; hard photos' haze and glare read as another tone.)
         let mut latest: Option<Vec<FoundAlhambra>> = None;
         for _ in 0..TONE_ROUNDS {
             let Some(tone) = self.profile.tone_of(
@@ -1281,6 +1283,8 @@ impl Scanner {
             if grown(&again) >= grown(alhambras) && count(&again) > count(alhambras) {
                 *alhambras = again.clone();
                 kept = Some(toned);
+            } else {
+                break;
             }
             latest = Some(again);
         }
