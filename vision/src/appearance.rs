@@ -1223,8 +1223,8 @@ impl Profile {
     /// buildings' variances. Fitted as the photo's look from the profile's, then inverted:
     /// the scatter is the photo's (tiles differ from their building's mean), and a fit the
     /// other way round shrinks towards no correction (on photos shot as the labelled one
-    /// it gave contrast 0.85). `None` with fewer than `least` tiles. The fountain is left
-    /// out: its corners are its player's colour, not the photo's tone.
+    /// it gave contrast 0.85). `None` with fewer than `least` tiles. A fountain's corners
+    /// are left out: they are its player's colour, not the photo's tone.
     pub fn tone_of<'a>(
         &self,
         tiles: impl Iterator<Item = (&'a CellFeatures, Building)>,

@@ -1241,12 +1241,9 @@ impl Scanner {
         // tiles read in the corrected one tell the rest. (Going on after a reading that
         // read no more: dev desaturated photos 84 -> 88% exact, dev hard the same, at up to
         // two readings more a photo; hard photos' haze and glare read as another tone.)
-        let mut latest: Option<Vec<FoundAlhambra>> = None;
         for _ in 0..TONE_ROUNDS {
             let Some(tone) = self.profile.tone_of(
-                latest
-                    .as_deref()
-                    .unwrap_or(alhambras)
+                alhambras
                     .iter()
                     .flat_map(|a| &a.tiles)
                     .filter(|t| sure(t))
@@ -1281,12 +1278,11 @@ impl Scanner {
                 );
             }
             if grown(&again) >= grown(alhambras) && count(&again) > count(alhambras) {
-                *alhambras = again.clone();
+                *alhambras = again;
                 kept = Some(toned);
             } else {
                 break;
             }
-            latest = Some(again);
         }
         Ok(kept)
     }
