@@ -400,6 +400,15 @@ fn cell_quad(grid: &Homography, i: f64, j: f64) -> Option<[Point; 4]> {
     ])
 }
 
+/// The grid of a single cell `(di, dj)` cells on from the cell whose quad is `q`, along
+/// that cell's own axes (its cell (0, 0) is the one sought). Four corners fix a
+/// perspective, so on a flat table this is where the whole grid would put it; on a bent
+/// row or under lens distortion it follows the tile beside it rather than the average.
+fn beside(q: &[Point; 4], (di, dj): (i32, i32)) -> Option<Homography> {
+    Homography::from_quads(&UNIT_CELL, q)
+        .map(|h| h.after(&Homography::translation(f64::from(di), f64::from(dj))))
+}
+
 fn quad_centre(q: &[Point; 4]) -> Point {
     [
         (q[0][0] + q[1][0] + q[2][0] + q[3][0]) / 4.0,
@@ -2784,6 +2793,26 @@ impl Scanner {
             {
                 (quad, features, presence) = (q, f, p);
             }
+            // Still not: the grid, one fit over the whole Alhambra, may have drifted off a
+            // bent row far from the fountain. The tile beside it, found, tells where this
+            // one lies: one cell on along its own axes.
+            if !presence.0 {
+                for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                    let Some(n) = g.quads.get(&(i - di, j - dj)) else {
+                        continue;
+                    };
+                    let Some(local) = beside(n, (di, dj)) else {
+                        continue;
+                    };
+                    if let Some((q, f, p)) =
+                        view.best_reading(&self.profile, &local, (0, 0), (0.05, &SQUARE), None)
+                        && p.0
+                        && p.1 < presence.1
+                    {
+                        (quad, features, presence) = (q, f, p);
+                    }
+                }
+            }
             // Still not, but not far: glare may have washed it out (which leaves the table
             // around Alhambras no more tile-like, measured on dev photos). A bright patch
             // on the table takes tiles to 1.7 limits and more.
@@ -4585,6 +4614,56 @@ mod tests {
         assert!(growth.abuts((0, -1), &cell_at([201.0, 160.0], 0.0)));
         // No cell found beside it.
         assert!(!growth.abuts((2, 0), &cell_at([280.0, 200.0], 0.0)));
+    }
+
+    #[test]
+    fn the_cell_beside_a_tile_follows_that_tile_on_a_tilted_plane_and_on_a_bent_row() {
+        // A tilted table: the cell beside is where the plane puts it, in every direction.
+        let plane = Homography::from_quads(
+            &UNIT_CELL,
+            &[
+                [400.0, 300.0],
+                [470.0, 302.0],
+                [474.0, 360.0],
+                [398.0, 357.0],
+            ],
+        )
+        .expect("a plane");
+        let q = cell_quad(&plane, 2.0, -1.0).expect("a cell");
+        for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let got = beside(&q, (di, dj))
+                .and_then(|h| cell_quad(&h, 0.0, 0.0))
+                .expect("a cell beside");
+            let want = cell_quad(&plane, f64::from(2 + di), f64::from(dj - 1)).expect("a cell");
+            assert!(corner_error(&got, &want) < 1e-6, "{got:?} against {want:?}");
+        }
+        // A row bending by 3 degrees a tile: one grid fitted over the first five tiles
+        // puts the sixth over a quarter of a tile off, the fifth tile within a twentieth.
+        let mut growth = Growth::new(Homography::IDENTITY);
+        let (mut at, mut turn, pitch) = ([100.0, 300.0], 0.0f64, 40.0);
+        let mut row = Vec::new();
+        for i in 0..6 {
+            row.push(cell_at(at, turn));
+            if i < 5 {
+                growth.commit(
+                    vec![Proposal {
+                        cell: (i, 0),
+                        quad: cell_at(at, turn),
+                        distance: 0.0,
+                    }],
+                    10,
+                );
+            }
+            at = [at[0] + pitch * turn.cos(), at[1] + pitch * turn.sin()];
+            turn += 3f64.to_radians();
+        }
+        let sixth = row[5];
+        let by_grid = cell_quad(&growth.grid, 5.0, 0.0).expect("a cell");
+        let by_tile = beside(&row[4], (1, 0))
+            .and_then(|h| cell_quad(&h, 0.0, 0.0))
+            .expect("a cell beside");
+        assert!(corner_error(&by_grid, &sixth) > 0.25 * pitch);
+        assert!(corner_error(&by_tile, &sixth) < 0.05 * pitch);
     }
 
     #[test]
