@@ -217,16 +217,16 @@ pub fn photo_samples(
                     });
                     for k in 0..VARIANTS {
                         let (patch, softened) = variant(frame, &px, 0.5, BLOCK_GROW, &mut rng)?;
-                        let mut features = features(&patch, white)?;
+                        let mut look = features(&patch, white)?;
                         // The sides from a variant of their own, as blurred or not (from
                         // a generator of their own: the interior's draws stay as they were).
                         let blur = if softened { 1.0 } else { 0.0 };
                         let (patch, _) = variant(frame, &px, blur, SIDE_GROW, &mut side_rng)?;
-                        features.sides = crate::appearance::features(&patch, white)?.sides;
+                        look.sides = features(&patch, white)?.sides;
                         samples.push(Sample {
                             building: Some(t.building),
                             walls: t.walls,
-                            features,
+                            features: look,
                             softened,
                             borrowed: false,
                             example: k < EXAMPLE_VARIANTS,
