@@ -1258,3 +1258,120 @@ fn calibrate_appearance_learns_from_a_photo_without_markers() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The tiles beyond a hand are read. A tile beside the fountain is painted over (skin,
+/// as a hand), cutting three or more tiles off from the fountain; growth stopped at it
+/// and every tile beyond was missed. It now looks across a cell that reads as no tile
+/// and is not the bare table, and says where it did.
+#[test]
+fn tiles_beyond_a_hand_over_the_alhambra_are_read() {
+    use opencv::core::{Mat, Point, Scalar, Vector};
+    use opencv::{imgcodecs, imgproc};
+    use std::collections::{HashMap, HashSet};
+    let dir = scratch("hand_over");
+    let (plain, set) = (dir.join("plain"), dir.join("set").join("easy"));
+    let seeds = ["7620", "7621", "7622", "7623"];
+    for seed in seeds {
+        synth(&["--seed", seed, "--difficulty", "easy", "--out", arg(&plain)]);
+    }
+    // The first tile beside a fountain whose removal cuts the most tiles off (3 or more).
+    let mut chosen = None;
+    'photos: for seed in seeds {
+        let stem = format!("easy_{seed}");
+        let text = std::fs::read_to_string(plain.join(format!("{stem}.json"))).expect("labels");
+        let v: serde_json::Value = serde_json::from_str(&text).expect("labels are JSON");
+        for (a, alh) in v["alhambras"]
+            .as_array()
+            .expect("alhambras")
+            .iter()
+            .enumerate()
+        {
+            let tiles: HashMap<(i64, i64), usize> = alh["tiles"]
+                .as_array()
+                .expect("tiles")
+                .iter()
+                .enumerate()
+                .map(|(k, t)| {
+                    (
+                        (t["x"].as_i64().unwrap_or(0), t["y"].as_i64().unwrap_or(0)),
+                        k,
+                    )
+                })
+                .collect();
+            for cut in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                if !tiles.contains_key(&cut) {
+                    continue;
+                }
+                let mut joined = HashSet::new();
+                let mut todo = vec![(0, 0)];
+                while let Some(p) = todo.pop() {
+                    if p != cut && tiles.contains_key(&p) && joined.insert(p) {
+                        todo.extend(
+                            [(1, 0), (-1, 0), (0, 1), (0, -1)].map(|d| (p.0 + d.0, p.1 + d.1)),
+                        );
+                    }
+                }
+                if tiles.len() - 1 - joined.len() >= 3 {
+                    chosen = Some((stem, v.clone(), a, tiles[&cut]));
+                    break 'photos;
+                }
+            }
+        }
+    }
+    let (stem, mut labels, a, k) = chosen.expect("a tile beside a fountain that cuts others off");
+    let tile = &mut labels["alhambras"][a]["tiles"][k];
+    let corners: Vec<[f64; 2]> = tile["corners_px"]
+        .as_array()
+        .expect("corners")
+        .iter()
+        .map(|p| [p[0].as_f64().unwrap_or(0.0), p[1].as_f64().unwrap_or(0.0)])
+        .collect();
+    tile["occluded"] = serde_json::Value::Bool(true);
+    let (cx, cy) = (
+        corners.iter().map(|p| p[0]).sum::<f64>() / 4.0,
+        corners.iter().map(|p| p[1]).sum::<f64>() / 4.0,
+    );
+    // A little past the tile's edges, as a finger would be.
+    let poly: Vector<Point> = corners
+        .iter()
+        .map(|p| {
+            Point::new(
+                (cx + 1.1 * (p[0] - cx)).round() as i32,
+                (cy + 1.1 * (p[1] - cy)).round() as i32,
+            )
+        })
+        .collect();
+    let mut img: Mat = imgcodecs::imread(
+        arg(&plain.join(format!("{stem}.jpg"))),
+        imgcodecs::IMREAD_COLOR,
+    )
+    .expect("photo");
+    imgproc::fill_convex_poly(
+        &mut img,
+        &poly,
+        Scalar::new(95.0, 130.0, 190.0, 0.0),
+        imgproc::LINE_AA,
+        0,
+    )
+    .expect("paint");
+    std::fs::create_dir_all(&set).expect("set dir");
+    let photo = set.join(format!("{stem}.jpg"));
+    let params = Vector::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, 92]);
+    assert!(imgcodecs::imwrite(arg(&photo), &img, &params).expect("write"));
+    std::fs::write(set.join(format!("{stem}.json")), labels.to_string()).expect("labels");
+    let o = alhambra(&["eval", arg(&dir.join("set")), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    let at = |key: &str| v["overall"][key].as_f64().unwrap_or(f64::NAN);
+    assert_eq!(at("photos"), 1.0, "{v}");
+    assert!(at("missed_pct") <= 1.0, "{stem}: {v}");
+    assert!(at("phantom_pct") <= 1.0, "{stem}: {v}");
+    let o = alhambra(&["scan", arg(&photo)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("not read between tiles"),
+        "{}",
+        stdout(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

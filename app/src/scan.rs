@@ -221,6 +221,18 @@ fn describe(path: &Path, scan: &Scan, result: &ScanResult) -> String {
                 doubtful.join("; ")
             );
         }
+        let covered: Vec<String> = found
+            .covered_between()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        if !covered.is_empty() {
+            let _ = writeln!(
+                out,
+                "not read between tiles (under a hand? a tile not made out), look again: {}",
+                covered.join(" ")
+            );
+        }
         let impossible: Vec<String> = found
             .tiles
             .iter()

@@ -93,9 +93,46 @@ pub struct FoundAlhambra {
     /// The channel gains (B, G, R) its tiles' colours called for on top of the photo's
     /// white balance (ones: none).
     pub light: [f32; 3],
+    /// Cells growth looked across, covered (a hand, an arm) or holding a tile it could not
+    /// read, in the tiles' frame (see [`FoundAlhambra::covered_between`]).
+    pub looked_across: Vec<Pos>,
 }
 
 impl FoundAlhambra {
+    /// How many of its tiles are joined to the fountain by full sides: what readings are
+    /// compared by (tiles read beyond a gap growth looked across count for none, or a
+    /// reading under a wrong light, its tiles broken up, looks as large as a true one).
+    pub fn joined(&self) -> usize {
+        joined_to_fountain(&self.tiles).len()
+    }
+
+    /// The cells growth looked across that hold no tile read and lie between tiles read
+    /// (two or more beside them), when some tile read is not joined to the fountain by
+    /// full sides: the players should look there again, since the gap may be a tile under
+    /// a hand rather than a broken rule. Empty otherwise.
+    pub fn covered_between(&self) -> Vec<Pos> {
+        let tiles: HashSet<Pos> = self.tiles.iter().map(|t| t.pos).collect();
+        if joined_to_fountain(&self.tiles).len() == tiles.len() {
+            return Vec::new();
+        }
+        let mut out: Vec<Pos> = self
+            .looked_across
+            .iter()
+            .copied()
+            .filter(|p| !tiles.contains(p))
+            .filter(|p| {
+                Side::ALL
+                    .iter()
+                    .filter(|&&s| tiles.contains(&p.neighbour(s)))
+                    .count()
+                    >= 2
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The engine's layout of the tiles as read (a fountain read with walls, which it
     /// cannot have, without them); an error when two tiles were read on one cell.
     pub fn layout(&self) -> Result<Alhambra, LayoutError> {
@@ -333,6 +370,9 @@ struct View<'a> {
     /// Image centre and size of every cell that is another Alhambra's: while fountains
     /// are anchored, the fountains found so far; while an Alhambra grows, the others' cells.
     claimed: Vec<(Point, f64)>,
+    /// The other Alhambras' fountains (image centres) while an Alhambra grows: a tile
+    /// reached only across covered cells must lie nearer its own (see `ring`).
+    fountains: Vec<Point>,
     /// The grid of the photo's largest Alhambra once grown: the table's plane as its many
     /// tiles show it (see `on_shared_plane`).
     plane_grid: Option<Homography>,
@@ -389,6 +429,12 @@ const TABLE_SHARE_LIMIT: f32 = 0.7;
 /// stone on a sand-coloured table) would lose its tiles. What is only loosely like a
 /// building and mostly the table's colour is the bare table.
 const CLEARLY_A_TILE: f32 = 0.5;
+/// Growth looks across up to this many cells in a row that hold no tile it can read and
+/// are not the bare table (see [`COVERED_TABLE_SHARE`]): a hand or an arm over the
+/// Alhambra, or a tile too washed out to read, with the Alhambra's tiles beyond it.
+const COVERED_CROSSED: u8 = 2;
+/// A cell with less than this share of bare table is covered when it reads as no tile.
+const COVERED_TABLE_SHARE: f32 = 0.15;
 
 /// The image corners of grid cell (i, j) shifted by (dx, dy) cells.
 fn cell_quad(grid: &Homography, i: f64, j: f64) -> Option<[Point; 4]> {
@@ -553,6 +599,7 @@ impl<'a> View<'a> {
             edges,
             table: None,
             claimed: Vec::new(),
+            fountains: Vec::new(),
             plane_grid: None,
             looked: RefCell::default(),
             table_shares: RefCell::default(),
@@ -565,6 +612,14 @@ impl<'a> View<'a> {
         self.claimed
             .iter()
             .any(|(p, size)| dist(*p, c) < 0.5 * size)
+    }
+
+    /// Whether quad `q` shares a side with a cell of another Alhambra (see [`View::taken`]).
+    fn beside_taken(&self, q: &[Point; 4]) -> bool {
+        let c = quad_centre(q);
+        self.claimed
+            .iter()
+            .any(|(p, size)| dist(*p, c) < 1.25 * size)
     }
 
     fn inside(&self, q: &[Point; 4]) -> bool {
@@ -710,6 +765,12 @@ impl<'a> View<'a> {
         presence
     }
 
+    /// Whether quad `q` is covered: hardly any of it the bare table (whose colour must be
+    /// known). Asked of cells that read as no tile.
+    fn covered(&self, q: &[Point; 4]) -> bool {
+        self.table.is_some() && self.table_share(q) < COVERED_TABLE_SHARE
+    }
+
     /// The share of a quad's pixels that look like the bare table (0 when the table's
     /// colour is unknown).
     fn table_share(&self, q: &[Point; 4]) -> f32 {
@@ -770,14 +831,24 @@ struct Growth {
     seen: HashSet<(i32, i32)>,
     /// The cells to look at in the next ring.
     frontier: Vec<(i32, i32)>,
+    /// Cells queued beyond covered ones (see [`COVERED_CROSSED`]): how many covered cells
+    /// in a row lie between them and a tile found.
+    beyond: HashMap<(i32, i32), u8>,
+    /// Covered cells met and not looked across yet (see [`Growth::cross_covered`]).
+    covered: Vec<(i32, i32)>,
+    /// Covered cells looked across.
+    looked_across: Vec<(i32, i32)>,
 }
 
 /// A cell one ring of growth would take: where, its quad, and how far it reads from the
-/// profile's tiles (its presence distance).
+/// profile's tiles (its presence distance); or, `covered`, a cell growth looks across.
 struct Proposal {
     cell: (i32, i32),
     quad: [Point; 4],
     distance: f32,
+    covered: bool,
+    /// Covered cells crossed to reach it (see [`COVERED_CROSSED`]).
+    crossed: u8,
 }
 
 impl Growth {
@@ -786,16 +857,29 @@ impl Growth {
     fn commit(&mut self, ring: Vec<Proposal>, reach: i32) {
         let mut next = Vec::new();
         for Proposal {
-            cell: (i, j), quad, ..
+            cell: (i, j),
+            quad,
+            covered,
+            ..
         } in ring
         {
+            if covered {
+                self.covered.push((i, j));
+                continue;
+            }
             self.quads.insert((i, j), quad);
+            // Tiles grown from one reached across covered cells are held to the same
+            // doubt (see `ring`): a chain beyond a hand may run into another's tiles.
+            let crossed = self.beyond.get(&(i, j)).copied().unwrap_or(0);
             // Tiles join by full sides; across a corner lies another Alhambra as often
             // as an illegally placed tile.
             for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
                 let n = (i + di, j + dj);
                 if n.0.abs() <= reach && n.1.abs() <= reach && self.seen.insert(n) {
                     next.push(n);
+                    if crossed > 0 {
+                        self.beyond.insert(n, crossed);
+                    }
                 }
             }
         }
@@ -838,12 +922,52 @@ impl Growth {
         })
     }
 
+    /// Once growth has nothing left to look at: queues the cells beyond the covered ones
+    /// met (neighbours not found, each looked at again on the grid as it now stands),
+    /// each covered cell once. Looking across only then keeps a cell from being looked at
+    /// early, on the first rings' rough grid, for a tile misread there. A fountain that
+    /// found no tile beside it does not look across: its grid is unproven (a lattice
+    /// turned wrong reads no neighbour), and a lone fountain is anchored again later.
+    /// False when there is nothing to look across.
+    fn cross_covered(&mut self, reach: i32) -> bool {
+        if self.quads.len() < 2 {
+            self.covered.clear();
+            return false;
+        }
+        let mut next = Vec::new();
+        for (i, j) in std::mem::take(&mut self.covered) {
+            if self.quads.contains_key(&(i, j)) {
+                continue;
+            }
+            self.looked_across.push((i, j));
+            let crossed = self.beyond.get(&(i, j)).copied().unwrap_or(0) + 1;
+            for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                let n = (i + di, j + dj);
+                let queued = next.contains(&n) || self.beyond.contains_key(&n);
+                if n.0.abs() <= reach
+                    && n.1.abs() <= reach
+                    && !self.quads.contains_key(&n)
+                    && !queued
+                {
+                    self.seen.insert(n);
+                    self.beyond.insert(n, crossed);
+                    next.push(n);
+                }
+            }
+        }
+        self.frontier = next;
+        !self.frontier.is_empty()
+    }
+
     fn new(grid: Homography) -> Growth {
         Growth {
             grid,
             quads: BTreeMap::new(),
             seen: HashSet::from([(0, 0)]),
             frontier: vec![(0, 0)],
+            beyond: HashMap::new(),
+            covered: Vec::new(),
+            looked_across: Vec::new(),
         }
     }
 }
@@ -871,6 +995,16 @@ struct OverviewReading {
     top_fit: Option<f32>,
 }
 
+/// The fountains' image centres of the Alhambras other than `k`.
+fn others_fountains(growths: &[Growth], k: usize) -> Vec<Point> {
+    growths
+        .iter()
+        .enumerate()
+        .filter(|&(o, _)| o != k)
+        .filter_map(|(_, g)| g.quads.get(&(0, 0)).map(quad_centre))
+        .collect()
+}
+
 /// Every cell the Alhambras other than `k` hold: centre and size.
 fn others_cells(growths: &[Growth], k: usize) -> Vec<(Point, f64)> {
     growths
@@ -882,23 +1016,28 @@ fn others_cells(growths: &[Growth], k: usize) -> Vec<(Point, f64)> {
 }
 
 /// The rings of several Alhambras grown at once, with each cell two of them would take
-/// left to the one that reads it nearer a tile (the first Alhambra on a tie).
+/// left to the one that reads it nearer a tile (the first Alhambra on a tie); a cell one
+/// only looks across (covered) contests none, and one reached across covered cells
+/// yields to one reached beside a tile.
 fn settle(mut rings: Vec<Option<Vec<Proposal>>>) -> Vec<Option<Vec<Proposal>>> {
-    let all: Vec<(usize, Point, f64, f32)> = rings
+    let rank = |p: &Proposal| (p.crossed > 0, p.distance);
+    let all: Vec<(usize, Point, f64, (bool, f32))> = rings
         .iter()
         .enumerate()
         .filter_map(|(k, r)| r.as_ref().map(|r| (k, r)))
         .flat_map(|(k, r)| {
             r.iter()
-                .map(move |p| (k, quad_centre(&p.quad), quad_size(&p.quad), p.distance))
+                .filter(|p| !p.covered)
+                .map(move |p| (k, quad_centre(&p.quad), quad_size(&p.quad), rank(p)))
         })
         .collect();
     for (k, ring) in rings.iter_mut().enumerate() {
         let Some(ring) = ring else { continue };
         ring.retain(|p| {
             let c = quad_centre(&p.quad);
-            !all.iter().any(|&(o, oc, size, d)| {
-                o != k && dist(oc, c) < 0.5 * size && (d < p.distance || (d == p.distance && o < k))
+            let mine = rank(p);
+            !all.iter().any(|&(o, oc, size, theirs)| {
+                o != k && dist(oc, c) < 0.5 * size && (theirs < mine || (theirs == mine && o < k))
             })
         });
     }
@@ -906,9 +1045,26 @@ fn settle(mut rings: Vec<Option<Vec<Proposal>>>) -> Vec<Option<Vec<Proposal>>> {
 }
 
 /// The rules an Alhambra as read breaks (see `Alhambra::check`); one for a layout the
-/// engine cannot even hold.
+/// engine cannot even hold. A gap growth looked across (a hand over the Alhambra) breaks
+/// none: the tiles beyond it are unreachable, and the gap a hole, only as read.
 fn broken_rules(a: &FoundAlhambra) -> usize {
-    a.layout().map_or(1, |layout| layout.check().len())
+    let Ok(layout) = a.layout() else {
+        return 1;
+    };
+    let gaps = a.covered_between();
+    if gaps.is_empty() {
+        return layout.check().len();
+    }
+    let joined = joined_to_fountain(&a.tiles);
+    layout
+        .check()
+        .iter()
+        .filter(|v| match v.rule {
+            Rule::Unreachable => joined.contains(&v.pos),
+            Rule::Hole => !gaps.contains(&v.pos),
+            _ => true,
+        })
+        .count()
 }
 
 /// The rules all of them break.
@@ -918,7 +1074,7 @@ fn violations(alhambras: &[FoundAlhambra]) -> usize {
 
 /// Tiles in all.
 fn tile_count(alhambras: &[FoundAlhambra]) -> usize {
-    alhambras.iter().map(|a| a.tiles.len()).sum()
+    alhambras.iter().map(FoundAlhambra::joined).sum()
 }
 
 /// Whether reading `again` breaks fewer rules than `before` while keeping every Alhambra:
@@ -1068,7 +1224,7 @@ impl Scanner {
         };
         let edges = EdgeMap::new(frame)?;
         let t1 = std::time::Instant::now();
-        let count = |a: &[FoundAlhambra]| a.iter().map(|x| x.tiles.len()).sum::<usize>();
+        let count = |a: &[FoundAlhambra]| a.iter().map(FoundAlhambra::joined).sum::<usize>();
         // The planes to read the table through: the markers', or without them a few guesses
         // at the tile size (a ninth of the short side down to a twenty-eighth: 120 px to
         // 40 px tiles in a 1080p photo), keeping the reading that finds the most tiles.
@@ -1126,7 +1282,7 @@ impl Scanner {
                 through = planes[k];
             }
         }
-        let grown = |a: &[FoundAlhambra]| a.iter().filter(|x| x.tiles.len() >= 2).count();
+        let grown = |a: &[FoundAlhambra]| a.iter().filter(|x| x.joined() >= 2).count();
         let mut reading = reading.unwrap_or(TableReading {
             alhambras: Vec::new(),
             anchors: Vec::new(),
@@ -1238,8 +1394,8 @@ impl Scanner {
         alhambras: &mut Vec<FoundAlhambra>,
     ) -> Result<Option<Mat>, ScanError> {
         let limit = self.profile.presence_limit;
-        let count = |a: &[FoundAlhambra]| a.iter().map(|x| x.tiles.len()).sum::<usize>();
-        let grown = |a: &[FoundAlhambra]| a.iter().filter(|x| x.tiles.len() >= 2).count();
+        let count = |a: &[FoundAlhambra]| a.iter().map(FoundAlhambra::joined).sum::<usize>();
+        let grown = |a: &[FoundAlhambra]| a.iter().filter(|x| x.joined() >= 2).count();
         let sure = |t: &FoundTile| {
             t.reading.building_confidence >= 0.9 && t.presence <= TONE_REACH * limit
         };
@@ -1392,6 +1548,7 @@ impl Scanner {
                     white[2] * gains[2],
                 ],
                 claimed: Vec::new(),
+                fountains: Vec::new(),
                 looked: RefCell::default(),
                 table_shares: RefCell::default(),
                 ..plain_view
@@ -1657,6 +1814,7 @@ impl Scanner {
                 .flat_map(|a| a.tiles.iter())
                 .map(|t| (quad_centre(&t.corners_px), quad_size(&t.corners_px)))
                 .collect();
+            view.fountains = alhambras.iter().map(|a| a.fountain_px).collect();
             let before = anchors.len();
             for &c_px in missed.iter().take(PLANE_CANDIDATES) {
                 if let Some(grid) = self.fountain_on_plane(&view, c_px)
@@ -1703,6 +1861,7 @@ impl Scanner {
         let debug = debugging();
         // Fountains are claimed for anchoring only: growth decides the cells.
         view.claimed.clear();
+        view.fountains.clear();
         // All Alhambras grow a ring at a time, each seeing the others' cells as taken:
         // a cell between two goes to the one that reaches it first, and when two reach
         // it in the same ring, to the one that reads it more like a tile (the other's
@@ -1714,9 +1873,18 @@ impl Scanner {
                 let mut rings: Vec<Option<Vec<Proposal>>> = Vec::with_capacity(growths.len());
                 for k in 0..growths.len() {
                     view.claimed = others_cells(&growths, k);
+                    view.fountains = others_fountains(&growths, k);
                     rings.push(self.ring(view, &growths[k]));
                 }
                 if rings.iter().all(Option::is_none) {
+                    // Nothing left to look at: look across covered cells, all at once.
+                    let mut crossing = false;
+                    for g in &mut growths {
+                        crossing |= g.cross_covered(reach);
+                    }
+                    if crossing {
+                        continue;
+                    }
                     break;
                 }
                 for (g, ring) in growths.iter_mut().zip(settle(rings)) {
@@ -1755,6 +1923,7 @@ impl Scanner {
         let mut turned = false;
         for k in 0..growths.len() {
             view.claimed = others_cells(&growths, k);
+            view.fountains = others_fountains(&growths, k);
             let grown = &growths[k];
             let off_plane = (2..PLANE_TILES).contains(&grown.quads.len())
                 && view.plane_grid.is_some_and(|plane| {
@@ -1796,10 +1965,12 @@ impl Scanner {
         // The fountains first, so that none is taken by an Alhambra grown before it.
         for k in 0..apart.len() {
             view.claimed = others_cells(&apart, k);
+            view.fountains = others_fountains(&apart, k);
             self.grow_ring(view, &mut apart[k]);
         }
         for &k in &order {
             view.claimed = others_cells(&apart, k);
+            view.fountains = others_fountains(&apart, k);
             while self.grow_ring(view, &mut apart[k]) {}
         }
         let again = self.finish_all(view, &apart);
@@ -1826,6 +1997,7 @@ impl Scanner {
         let mut alhambras: Vec<FoundAlhambra> = Vec::new();
         for k in 0..growths.len() {
             view.claimed = others_cells(growths, k);
+            view.fountains = others_fountains(growths, k);
             if let Some(mut found) = self.finish(view, &growths[k]) {
                 // The light on this Alhambra: if its tiles, read as what they are, say the
                 // colours are off from the profile's, read it again with them corrected
@@ -1843,7 +2015,7 @@ impl Scanner {
                 {
                     view.white = [plain[0] * cast[0], plain[1] * cast[1], plain[2] * cast[2]];
                     if let Some(again) = self.grow(view, found.grid)
-                        && again.tiles.len() > found.tiles.len()
+                        && again.joined() > found.joined()
                     {
                         found = again;
                         gains = cast;
@@ -1866,7 +2038,7 @@ impl Scanner {
                     ];
                     let again = self.grow(view, found.grid);
                     if let Some(again) = again
-                        && again.tiles.len() >= found.tiles.len()
+                        && again.joined() >= found.joined()
                     {
                         found = again;
                     }
@@ -2739,7 +2911,9 @@ impl Scanner {
         let mut g = Growth::new(start);
         // No Alhambra holds more than every tile of the game: past that, growth is a
         // look-alike sheet (see `within_catalogue`).
-        while g.quads.len() <= catalogue().len() && self.grow_ring(view, &mut g) {}
+        while g.quads.len() <= catalogue().len()
+            && (self.grow_ring(view, &mut g) || g.cross_covered(self.options.max_reach))
+        {}
         self.finish(view, &g)
     }
 
@@ -2862,13 +3036,49 @@ impl Scanner {
             }
             // Another fountain is another player's Alhambra: growth stops there.
             let other_fountain = (i, j) != (0, 0) && self.fountain_margin(&features) > 0.0;
-            if view.taken(&quad) || ((i, j) != (0, 0) && (!presence.0 || other_fountain)) {
+            if view.taken(&quad) || other_fountain {
+                continue;
+            }
+            // Beyond a covered cell only a clear tile on the grid joins: a loose tile
+            // lies beyond the bare table, not beyond a hand.
+            // Beyond a covered cell, a tile beside another Alhambra's, or nearer another
+            // fountain than its own, is as likely theirs.
+            let crossed = g.beyond.get(&(i, j)).copied().unwrap_or(0);
+            let theirs = || {
+                let c = quad_centre(&quad);
+                let own = g
+                    .quads
+                    .get(&(0, 0))
+                    .map_or(0.0, |f| dist(quad_centre(f), c));
+                view.beside_taken(&quad) || view.fountains.iter().any(|&f| dist(f, c) < own)
+            };
+            let joins = (i, j) == (0, 0) || (presence.0 && (crossed == 0 || !theirs()));
+            let covered = !joins && crossed < COVERED_CROSSED && view.covered(&quad);
+            if debugging() && joins && crossed > 0 {
+                let c = quad_centre(&quad);
+                eprintln!(
+                    "cell {i},{j} at [{:.0},{:.0}] joins beyond {crossed} covered at {:.2}",
+                    c[0], c[1], presence.1
+                );
+            }
+            if debugging() && covered {
+                let c = quad_centre(&quad);
+                eprintln!(
+                    "cell {i},{j} at [{:.0},{:.0}] covered (table share {:.2}, crossed {crossed})",
+                    c[0],
+                    c[1],
+                    view.table_share(&quad)
+                );
+            }
+            if !joins && !covered {
                 continue;
             }
             ring.push(Proposal {
                 cell: (i, j),
                 quad,
                 distance: presence.1,
+                covered,
+                crossed,
             });
         }
         Some(ring)
@@ -3208,11 +3418,20 @@ impl Scanner {
         tiles.sort_by_key(|t| (t.pos != Pos::ORIGIN, t.pos));
         let fountain_px =
             grid.apply([f64::from(lattice_fountain.x), f64::from(lattice_fountain.y)])?;
+        let looked_across = g
+            .looked_across
+            .iter()
+            .map(|&(i, j)| {
+                let p = (0..turn).fold(Pos::new(i, j), |p, _| p.rotated_clockwise());
+                Pos::new(p.x - fountain.x, p.y - fountain.y)
+            })
+            .collect();
         Some(FoundAlhambra {
             fountain_px,
             grid,
             tiles,
             light: [1.0; 3],
+            looked_across,
         })
     }
 }
@@ -3253,7 +3472,7 @@ fn take_much_larger(alhambras: &mut [FoundAlhambra], again: Vec<FoundAlhambra>) 
         }) else {
             continue;
         };
-        let (n, m) = (alhambras[k].tiles.len(), larger.tiles.len());
+        let (n, m) = (alhambras[k].joined(), larger.joined());
         if n < 2 || m < n + ADAPTED_GAIN || 2 * m < 3 * n {
             continue;
         }
@@ -3422,25 +3641,21 @@ fn within_catalogue(tiles: &mut Vec<FoundTile>) {
 
 /// Keeps the tiles joined to the fountain (at `Pos::ORIGIN`) by full sides.
 fn keep_joined(tiles: &mut Vec<FoundTile>) {
-    let kept: HashSet<Pos> = tiles.iter().map(|t| t.pos).collect();
+    let joined = joined_to_fountain(tiles);
+    tiles.retain(|t| joined.contains(&t.pos));
+}
+
+/// The cells of the tiles joined to the fountain (at `Pos::ORIGIN`) by full sides.
+fn joined_to_fountain(tiles: &[FoundTile]) -> HashSet<Pos> {
+    let cells: HashSet<Pos> = tiles.iter().map(|t| t.pos).collect();
     let mut joined: HashSet<Pos> = HashSet::new();
-    let mut todo: Vec<Pos> = kept
-        .contains(&Pos::ORIGIN)
-        .then_some(Pos::ORIGIN)
-        .into_iter()
-        .collect();
+    let mut todo = vec![Pos::ORIGIN];
     while let Some(p) = todo.pop() {
-        if !joined.insert(p) {
-            continue;
-        }
-        for side in Side::ALL {
-            let n = p.neighbour(side);
-            if kept.contains(&n) && !joined.contains(&n) {
-                todo.push(n);
-            }
+        if cells.contains(&p) && joined.insert(p) {
+            todo.extend(Side::ALL.map(|s| p.neighbour(s)));
         }
     }
-    tiles.retain(|t| joined.contains(&t.pos));
+    joined
 }
 
 /// Drops the tiles no way on foot reaches from the fountain (`Alhambra::check`) whose own
@@ -4250,6 +4465,8 @@ mod tests {
             cell,
             quad: cell_at(at, turn),
             distance,
+            covered: false,
+            crossed: 0,
         };
         // The first Alhambra reaches a neighbour's tile turned on its lattice and a tile of
         // its own; the second reaches that tile square on its own lattice, a few pixels
@@ -4373,7 +4590,66 @@ mod tests {
                 })
                 .collect(),
             light: [1.0; 3],
+            looked_across: Vec::new(),
         }
+    }
+
+    #[test]
+    fn growth_looks_across_a_covered_cell_only_once_nothing_else_is_left() {
+        let cell = |i: i32| cell_at([40.0 * f64::from(i), 0.0], 0.0);
+        let proposal = |i: i32, covered: bool| Proposal {
+            cell: (i, 0),
+            quad: cell(i),
+            distance: 1.0,
+            covered,
+            crossed: 0,
+        };
+        let mut g = Growth::new(Homography::IDENTITY);
+        g.commit(vec![proposal(0, false)], 10);
+        // (1, 0) covered: nothing queued beyond it while the fountain's other neighbours
+        // are still to be looked at.
+        g.commit(vec![proposal(1, true)], 10);
+        assert!(g.frontier.is_empty());
+        assert!(!g.seen.contains(&(2, 0)));
+        // A fountain alone does not look across (its grid is unproven).
+        assert!(!g.cross_covered(10));
+        let mut g = Growth::new(Homography::IDENTITY);
+        g.commit(vec![proposal(0, false)], 10);
+        g.commit(vec![proposal(-1, false), proposal(1, true)], 10);
+        g.frontier.clear();
+        // Then across it: its neighbours not found, one covered cell crossed.
+        assert!(g.cross_covered(10));
+        let mut queued = g.frontier.clone();
+        queued.sort();
+        assert_eq!(queued, vec![(1, -1), (1, 1), (2, 0)]);
+        assert!(queued.iter().all(|c| g.beyond.get(c) == Some(&1)));
+        // A tile found beyond passes the doubt on to the cells grown from it.
+        g.commit(vec![proposal(2, false)], 10);
+        assert_eq!(g.beyond.get(&(3, 0)), Some(&1));
+        // A second covered cell in a row is crossed as the second.
+        let mut g = Growth::new(Homography::IDENTITY);
+        g.commit(vec![proposal(0, false)], 10);
+        g.commit(vec![proposal(-1, false), proposal(1, true)], 10);
+        assert!(g.cross_covered(10));
+        g.commit(vec![proposal(2, true)], 10);
+        assert!(g.cross_covered(10));
+        assert_eq!(g.beyond.get(&(3, 0)), Some(&2));
+        // Each covered cell is looked across once.
+        g.frontier.clear();
+        assert!(!g.cross_covered(10));
+        assert_eq!(g.looked_across, vec![(1, 0), (2, 0)]);
+    }
+
+    #[test]
+    fn a_gap_looked_across_is_reported_only_when_it_cuts_tiles_off() {
+        let mut a = row(0.0, 5);
+        a.looked_across = vec![Pos::new(2, 0), Pos::new(5, 0)];
+        // Every tile joined: nothing to report.
+        assert!(a.covered_between().is_empty());
+        // (2, 0) read as no tile: (3, 0) and (4, 0) lie beyond it; (5, 0), at the row's
+        // end, is beside one tile only.
+        a.tiles.retain(|t| t.pos != Pos::new(2, 0));
+        assert_eq!(a.covered_between(), vec![Pos::new(2, 0)]);
     }
 
     #[test]
@@ -4436,6 +4712,7 @@ mod tests {
                 })
                 .collect(),
             light: [1.0; 3],
+            looked_across: Vec::new(),
         };
         let mut found: Vec<FoundAlhambra> = (0..8)
             .map(|k| match k {
@@ -4484,6 +4761,7 @@ mod tests {
                 grid: Homography::IDENTITY,
                 tiles,
                 light: [1.0; 3],
+                looked_across: Vec::new(),
             };
             drop_doubtful_unreachable(&mut a, limit);
             a.tiles.iter().map(|t| t.pos.x).collect()
@@ -4650,6 +4928,8 @@ mod tests {
                         cell: (i, 0),
                         quad: cell_at(at, turn),
                         distance: 0.0,
+                        covered: false,
+                        crossed: 0,
                     }],
                     10,
                 );

@@ -306,6 +306,7 @@ mod tests {
                 grid: Homography([[40.0, 0.0, 320.0], [0.0, 40.0, 240.0], [0.0, 0.0, 1.0]]),
                 tiles: Vec::new(),
                 light: [1.0; 3],
+                looked_across: Vec::new(),
             }],
             trace: Trace {
                 image_to_table,

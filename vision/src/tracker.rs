@@ -879,6 +879,7 @@ mod tests {
                 ]),
                 tiles: found,
                 light: [1.0; 3],
+                looked_across: Vec::new(),
             }],
             trace: Trace::default(),
         }
