@@ -842,6 +842,37 @@ fn scan_takes_the_marker_size_from_the_printed_sheet() {
 }
 
 #[test]
+fn tiles_far_from_the_profiles_size_are_found() {
+    // The bundled normal photo (40 mm markers) read as if its markers were 27 mm: the
+    // tiles measure two thirds of the profile's pitch on the table, beyond the sizes the
+    // first look for fountains covers (an edition with smaller tiles, or the wrong
+    // --marker-mm). Before the second look at the photo's own pitch, one of its five
+    // Alhambras was not found (21% of tiles missed); at 60 mm (1.5 times) all were, one
+    // wall read wrong either way (80% of Alhambras exact).
+    for (mm, name) in [(27.0, "small"), (60.0, "large")] {
+        let dir = scratch(&format!("pitch-{name}"));
+        std::fs::copy(
+            fixture("photos/normal/normal_100.jpg"),
+            dir.join("normal_100.jpg"),
+        )
+        .expect("copy photo");
+        let text =
+            std::fs::read_to_string(fixture("photos/normal/normal_100.json")).expect("labels");
+        let mut labels: serde_json::Value = serde_json::from_str(&text).expect("labels JSON");
+        labels["meta"]["marker_mm"] = serde_json::json!(mm);
+        std::fs::write(dir.join("normal_100.json"), labels.to_string()).expect("write labels");
+        let o = alhambra(&["eval", arg(&dir), "--json"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let v = json(&o);
+        let at = |key: &str| v["overall"][key].as_f64().unwrap_or(f64::NAN);
+        assert!(at("missed_pct") <= 5.0, "{mm} mm: {v}");
+        assert!(at("phantom_pct") <= 2.0, "{mm} mm: {v}");
+        assert!(at("alhambra_exact_pct") >= 80.0, "{mm} mm: {v}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
 fn one_labelled_photo_teaches_walls_of_another_look() {
     // Tiles whose walls are light sandstone, not this renderer's dark stone: learned from
     // one labelled photo of them, the walls of other photos are read. (When sides were

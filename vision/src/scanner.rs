@@ -545,6 +545,10 @@ const LONE_SIZES: [f64; 5] = [0.88, 0.94, 1.0, 1.06, 1.12];
 /// Candidates that anchored no lattice looked at again on the shared plane (see
 /// `fountain_on_plane`), clearest first.
 const PLANE_CANDIDATES: usize = 12;
+/// A fountain seen clearest at a tile size within this share of one the overview looked
+/// at was among its candidates (the overview's scores fall off beyond: a fountain at 0.67
+/// of the profile's pitch was no candidate at 0.8).
+const PITCH_COVERED: f64 = 0.1;
 /// Without markers, the tile sizes guessed: tiles across the photo's short side.
 const TILES_ACROSS: [f64; 4] = [9.0, 13.0, 19.0, 28.0];
 /// The guess read first: the one that read the most tiles on most of 80 marker-less dev
@@ -993,6 +997,15 @@ struct OverviewReading {
     table: Option<TableColour>,
     /// How well the clearest candidate's colours fit the profile's fountain.
     top_fit: Option<f32>,
+}
+
+/// The pitch of `grid`'s cells on the table (through `image_to_table`) relative to
+/// `pitch_mm`.
+fn plane_pitch(grid: &Homography, image_to_table: &Homography, pitch_mm: f32) -> Option<f64> {
+    let q = cell_quad(grid, 0.0, 0.0)?;
+    let [a, b, c, d] = q.map(|p| image_to_table.apply(p));
+    let pitch = quad_size(&[a?, b?, c?, d?]) / f64::from(pitch_mm);
+    (pitch.is_finite() && pitch > 0.0).then_some(pitch)
 }
 
 /// The fountains' image centres of the Alhambras other than `k`.
@@ -1618,130 +1631,149 @@ impl Scanner {
         // Fountains anchored alone (no tile beside) before the photo's pitch was known:
         // the anchor's index, its candidate, and its rank.
         let mut lone: Vec<(usize, Point, f32)> = Vec::new();
-        for (c, strength, size) in candidates {
-            // Candidates are tried clearest first; far fainter ones than a real fountain of
-            // this photo are the table's art and the tiles' (each a lattice search of
-            // hundreds of cell looks, for nothing).
-            if strength < FAINT_CANDIDATE * best_anchored {
-                if debug {
-                    eprintln!("candidate score {strength:.1}: too faint beside {best_anchored:.1}");
-                }
-                continue;
-            }
-            let Some(c_px) = view.table_to_image.apply(c) else {
-                continue;
-            };
-            traced.push(TracedCandidate {
-                px: c_px,
-                strength,
-                anchored: false,
-            });
-            if let Some(k) = view
-                .claimed
-                .iter()
-                .position(|(q, size)| dist(*q, c_px) < 0.5 * size)
-            {
-                // A fountain anchored alone once the photo's pitch was known, from a
-                // candidate beside it, may sit on a lattice turned or sized wrong (the
-                // comb there saw the art's lines): a candidate on the fountain itself
-                // looks again, and the fountain keeps the lattice that ranks higher.
-                if let Some(s) = scale
-                    && ranks.get(k).is_some_and(|&r| r < 10.0)
-                {
-                    let own = view.claimed[k];
-                    let t = std::time::Instant::now();
-                    let refit = self.fit_again(&mut view, k, c, s, size)?;
-                    t_fit += t.elapsed().as_secs_f64() * 1e3;
-                    if let Fit::Anchored { grid, rank, .. } = refit
-                        && rank > ranks[k]
-                        && let Some(q) = cell_quad(&grid, 0.0, 0.0)
-                        && dist(quad_centre(&q), own.0) < 0.5 * own.1
-                    {
-                        if debug {
-                            eprintln!(
-                                "fountain at {:?} anchored again: rank {:.1} -> {rank:.1}",
-                                own.0, ranks[k]
-                            );
-                        }
-                        view.claimed[k] = (quad_centre(&q), quad_size(&q));
-                        anchors[k] = grid;
-                        ranks[k] = rank;
-                    }
-                }
-                continue;
-            }
-            // A candidate on a building of a lattice already found (a light blue pavilion
-            // can look like a basin from afar) needs no lattice search of its own: a few
-            // looks there tell, where the search takes hundreds.
-            if anchors.iter().any(|a| self.on_a_building(&view, a, c_px)) {
-                if debug {
-                    eprintln!("candidate at {c_px:?}: a building of a fountain's lattice");
-                }
-                continue;
-            }
-            let t = std::time::Instant::now();
-            let fitted = self.fit_grid(&view, c, scale, size)?;
-            t_fit += t.elapsed().as_secs_f64() * 1e3;
-            let (grid, found_scale, score) = match fitted {
-                Fit::Anchored { grid, pitch, rank } => (grid, pitch, rank),
-                Fit::Unanchored(lattices) => {
+        // Two passes: the overview's candidates, then (once a fountain told the photo's
+        // pitch and that lies beyond the sizes the overview looked at) its candidates at
+        // that pitch.
+        let mut pending = candidates;
+        let mut looked_at_pitch = false;
+        loop {
+            for (c, strength, size) in std::mem::take(&mut pending) {
+                // Candidates are tried clearest first; far fainter ones than a real fountain of
+                // this photo are the table's art and the tiles' (each a lattice search of
+                // hundreds of cell looks, for nothing).
+                if strength < FAINT_CANDIDATE * best_anchored {
                     if debug {
-                        eprintln!("candidate at {c_px:?}: no fountain lattice");
-                    }
-                    missed.push(c_px);
-                    if !lattices.is_empty() {
-                        unanchored.push(lattices);
+                        eprintln!(
+                            "candidate score {strength:.1}: too faint beside {best_anchored:.1}"
+                        );
                     }
                     continue;
                 }
-            };
-            let Some(q) = cell_quad(&grid, 0.0, 0.0) else {
-                continue;
-            };
-            // A candidate on a tile beside a fountain anchors on that fountain again.
-            if view.taken(&q) {
-                continue;
-            }
-            if scale.is_none() && score < 10.0 {
-                lone.push((anchors.len(), c, score));
-            }
-            view.claimed.push((quad_centre(&q), quad_size(&q)));
-            anchors.push(grid);
-            ranks.push(if scale.is_some() {
-                score
-            } else {
-                f32::INFINITY
-            });
-            if let Some(t) = traced.last_mut() {
-                t.anchored = true;
-            }
-            best_anchored = best_anchored.max(strength);
-            // One photo, one tile set, one plane: the first fountain found with tiles on
-            // two sides tells the others' pitch, by the size of its own cell on the table
-            // (the lattice it was anchored on may be a fallback's pitch that the fountain,
-            // read carefully, corrected: a 1.36 lattice for a 1.03 fountain lost every
-            // other Alhambra of a dev photo).
-            if scale.is_none() && score >= 20.0 {
-                let on_table = [0, 1, 2, 3].map(|k| image_to_table.apply(q[k]));
-                let measured = match on_table {
-                    [Some(a), Some(b), Some(c), Some(d)] => {
-                        Some(quad_size(&[a, b, c, d]) / f64::from(self.profile.pitch_mm))
-                    }
-                    _ => None,
+                let Some(c_px) = view.table_to_image.apply(c) else {
+                    continue;
                 };
-                // Cells are read on the tiles, a little inside the pitch (the gaps between
-                // tiles): the lattice's pitch stands unless the cell says otherwise.
-                scale = Some(match measured {
-                    Some(m) if (m / found_scale - 1.0).abs() > 0.15 => m,
-                    _ => found_scale,
+                traced.push(TracedCandidate {
+                    px: c_px,
+                    strength,
+                    anchored: false,
                 });
-                if debug {
-                    eprintln!(
-                        "candidate at {c_px:?}: the photo's pitch is {:.2} of the profile's \
-                         (the lattice's {found_scale:.2})",
-                        scale.unwrap_or(found_scale)
-                    );
+                if let Some(k) = view
+                    .claimed
+                    .iter()
+                    .position(|(q, size)| dist(*q, c_px) < 0.5 * size)
+                {
+                    // A fountain anchored alone once the photo's pitch was known, from a
+                    // candidate beside it, may sit on a lattice turned or sized wrong (the
+                    // comb there saw the art's lines): a candidate on the fountain itself
+                    // looks again, and the fountain keeps the lattice that ranks higher.
+                    if let Some(s) = scale
+                        && ranks.get(k).is_some_and(|&r| r < 10.0)
+                    {
+                        let own = view.claimed[k];
+                        let t = std::time::Instant::now();
+                        let refit = self.fit_again(&mut view, k, c, s, size)?;
+                        t_fit += t.elapsed().as_secs_f64() * 1e3;
+                        if let Fit::Anchored { grid, rank, .. } = refit
+                            && rank > ranks[k]
+                            && let Some(q) = cell_quad(&grid, 0.0, 0.0)
+                            && dist(quad_centre(&q), own.0) < 0.5 * own.1
+                        {
+                            if debug {
+                                eprintln!(
+                                    "fountain at {:?} anchored again: rank {:.1} -> {rank:.1}",
+                                    own.0, ranks[k]
+                                );
+                            }
+                            view.claimed[k] = (quad_centre(&q), quad_size(&q));
+                            anchors[k] = grid;
+                            ranks[k] = rank;
+                        }
+                    }
+                    continue;
                 }
+                // A candidate on a building of a lattice already found (a light blue pavilion
+                // can look like a basin from afar) needs no lattice search of its own: a few
+                // looks there tell, where the search takes hundreds.
+                if anchors.iter().any(|a| self.on_a_building(&view, a, c_px)) {
+                    if debug {
+                        eprintln!("candidate at {c_px:?}: a building of a fountain's lattice");
+                    }
+                    continue;
+                }
+                let t = std::time::Instant::now();
+                let fitted = self.fit_grid(&view, c, scale, size)?;
+                t_fit += t.elapsed().as_secs_f64() * 1e3;
+                let (grid, found_scale, score) = match fitted {
+                    Fit::Anchored { grid, pitch, rank } => (grid, pitch, rank),
+                    Fit::Unanchored(lattices) => {
+                        if debug {
+                            eprintln!("candidate at {c_px:?}: no fountain lattice");
+                        }
+                        missed.push(c_px);
+                        if !lattices.is_empty() {
+                            unanchored.push(lattices);
+                        }
+                        continue;
+                    }
+                };
+                let Some(q) = cell_quad(&grid, 0.0, 0.0) else {
+                    continue;
+                };
+                // A candidate on a tile beside a fountain anchors on that fountain again.
+                if view.taken(&q) {
+                    continue;
+                }
+                if scale.is_none() && score < 10.0 {
+                    lone.push((anchors.len(), c, score));
+                }
+                view.claimed.push((quad_centre(&q), quad_size(&q)));
+                anchors.push(grid);
+                ranks.push(if scale.is_some() {
+                    score
+                } else {
+                    f32::INFINITY
+                });
+                if let Some(t) = traced.last_mut() {
+                    t.anchored = true;
+                }
+                best_anchored = best_anchored.max(strength);
+                // One photo, one tile set, one plane: the first fountain found with tiles on
+                // two sides tells the others' pitch, by the size of its own cell on the table
+                // (the lattice it was anchored on may be a fallback's pitch that the fountain,
+                // read carefully, corrected: a 1.36 lattice for a 1.03 fountain lost every
+                // other Alhambra of a dev photo).
+                if scale.is_none() && score >= 20.0 {
+                    let on_table = [0, 1, 2, 3].map(|k| image_to_table.apply(q[k]));
+                    let measured = match on_table {
+                        [Some(a), Some(b), Some(c), Some(d)] => {
+                            Some(quad_size(&[a, b, c, d]) / f64::from(self.profile.pitch_mm))
+                        }
+                        _ => None,
+                    };
+                    // Cells are read on the tiles, a little inside the pitch (the gaps between
+                    // tiles): the lattice's pitch stands unless the cell says otherwise.
+                    scale = Some(match measured {
+                        Some(m) if (m / found_scale - 1.0).abs() > 0.15 => m,
+                        _ => found_scale,
+                    });
+                    if debug {
+                        eprintln!(
+                            "candidate at {c_px:?}: the photo's pitch is {:.2} of the profile's \
+                         (the lattice's {found_scale:.2})",
+                            scale.unwrap_or(found_scale)
+                        );
+                    }
+                }
+            }
+            match scale {
+                Some(pitch) if !looked_at_pitch => {
+                    looked_at_pitch = true;
+                    pending = self.candidates_at_pitch(&view, &image_to_table, pitch)?;
+                    if pending.is_empty() {
+                        break;
+                    }
+                }
+                _ => break,
             }
         }
         // A fountain read alone at a pitch guessed before another fountain told the
@@ -1816,7 +1848,20 @@ impl Scanner {
                 .collect();
             view.fountains = alhambras.iter().map(|a| a.fountain_px).collect();
             let before = anchors.len();
-            for &c_px in missed.iter().take(PLANE_CANDIDATES) {
+            // A plane whose pitch the overview's first look did not cover has its own
+            // candidates (no fountain told the photo's pitch surely).
+            let at_pitch = match plane_pitch(&plane, &image_to_table, self.profile.pitch_mm) {
+                Some(pitch) if scale.is_none() => {
+                    self.candidates_at_pitch(&view, &image_to_table, pitch)?
+                }
+                _ => Vec::new(),
+            };
+            let at_pitch: Vec<Point> = at_pitch
+                .iter()
+                .filter_map(|(c, _, _)| view.table_to_image.apply(*c))
+                .take(PLANE_CANDIDATES)
+                .collect();
+            for &c_px in missed.iter().take(PLANE_CANDIDATES).chain(&at_pitch) {
                 if let Some(grid) = self.fountain_on_plane(&view, c_px)
                     && let Some(q) = cell_quad(&grid, 0.0, 0.0)
                     && !view.taken(&q)
@@ -1852,6 +1897,49 @@ impl Scanner {
             table: view.table,
             candidates: traced,
         })
+    }
+
+    /// Fountain candidates in the overview at `pitch` (relative to the profile's), the
+    /// photo's as a fountain told it, when that lies beyond the sizes the first look
+    /// covered (tiles of another edition, or markers printed at another size than given):
+    /// clearest first, none on a cell already claimed. Empty when the pitch was covered.
+    fn candidates_at_pitch(
+        &self,
+        view: &View<'_>,
+        image_to_table: &Homography,
+        pitch: f64,
+    ) -> Result<Vec<Candidate>, ScanError> {
+        let covered = OVERVIEW_SCALES
+            .iter()
+            .any(|&s| (pitch / s - 1.0).abs() <= PITCH_COVERED);
+        if covered || !pitch.is_finite() || pitch <= 0.0 {
+            return Ok(Vec::new());
+        }
+        let Some(overview) = self.overview(view, image_to_table)? else {
+            return Ok(Vec::new());
+        };
+        // About the pitch as the first look was about the profile's: the plane is affine,
+        // and far tiles differ from near ones.
+        let scales = OVERVIEW_SCALES.map(|s| s * pitch);
+        let reading = self.candidates_on(view, &overview, &scales)?;
+        if debugging() {
+            eprintln!(
+                "the photo's pitch is {pitch:.2} of the profile's: {} candidates about it",
+                reading.candidates.len()
+            );
+        }
+        Ok(reading
+            .candidates
+            .into_iter()
+            .filter(|(c, _, _)| {
+                view.table_to_image.apply(*c).is_some_and(|p| {
+                    !view
+                        .claimed
+                        .iter()
+                        .any(|(at, size)| dist(*at, p) < 0.5 * size)
+                })
+            })
+            .collect())
     }
 
     /// Grows an Alhambra from each fountain of `anchors` (a fountain that grew nothing
