@@ -491,6 +491,13 @@ fn scan_of_a_photo_without_alhambras_is_an_empty_result() {
     let v = json(&o);
     assert_eq!(v["alhambras"], serde_json::json!([]));
     assert_eq!(v["image"], "grey.bmp");
+    // Read as text, a photo without colour says why little can be read in it; a photo in
+    // colour does not.
+    let o = alhambra(&["scan", arg(&path)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("no colour"), "{}", stdout(&o));
+    let o = alhambra(&["scan", arg(&fixture("photos/easy/easy_105.jpg"))]);
+    assert!(!stdout(&o).contains("no colour"), "{}", stdout(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

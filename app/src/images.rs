@@ -55,6 +55,20 @@ pub fn read_image(path: &Path) -> Result<Mat> {
     Ok(image)
 }
 
+/// Whether a (BGR) photo shows no colour at all: a greyscale file, or a camera set to
+/// black and white. The tiles are told apart by their colours: such a photo reads few
+/// or none, and the user should be told why.
+pub fn without_colour(frame: &Mat) -> bool {
+    let Ok(bytes) = frame.data_bytes() else {
+        return false;
+    };
+    // Every 97th pixel: enough to tell, cheap on 4K.
+    bytes
+        .chunks_exact(3)
+        .step_by(97)
+        .all(|p| p[0].abs_diff(p[1]) <= 2 && p[1].abs_diff(p[2]) <= 2)
+}
+
 fn check_size(path: &Path, w: i64, h: i64) -> Result<()> {
     let (min_w, min_h) = MIN_SIZE;
     if w < i64::from(min_w)

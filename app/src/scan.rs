@@ -3,7 +3,9 @@
 //! CONTRACTS.md; with `--debug`, a picture per stage of the scan per photo.
 
 use crate::Outcome;
-use crate::images::{DEFAULT_MARKER_MM, file_name, load_profile, parse_marker_mm, read_image};
+use crate::images::{
+    DEFAULT_MARKER_MM, file_name, load_profile, parse_marker_mm, read_image, without_colour,
+};
 use alhambra_calibration::CameraFile;
 use alhambra_engine::{CheckReport, picture};
 use alhambra_vision::scanner::{PlaneSource, Scan, ScanOptions, Scanner};
@@ -119,20 +121,20 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
         if let Some(dir) = &args.debug {
             write_stages(dir, path, &frame, &scan, &result)?;
         }
-        results.push((path, scan, result));
+        results.push((path, scan, result, without_colour(&frame)));
     }
     if args.json {
-        let text = if let [(_, _, one)] = results.as_slice() {
+        let text = if let [(_, _, one, _)] = results.as_slice() {
             serde_json::to_string(one)?
         } else {
-            let all: Vec<&ScanResult> = results.iter().map(|(_, _, r)| r).collect();
+            let all: Vec<&ScanResult> = results.iter().map(|(_, _, r, _)| r).collect();
             serde_json::to_string(&all)?
         };
         crate::output::print(&format!("{text}\n"))?;
     } else {
         let reports: Vec<String> = results
             .iter()
-            .map(|(path, scan, result)| describe(path, scan, result))
+            .map(|(path, scan, result, grey)| describe(path, scan, result, *grey))
             .collect();
         crate::output::print(&reports.join("\n"))?;
     }
@@ -167,7 +169,7 @@ fn write_stages(
 }
 
 /// The text report of one image.
-fn describe(path: &Path, scan: &Scan, result: &ScanResult) -> String {
+fn describe(path: &Path, scan: &Scan, result: &ScanResult, grey: bool) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let plane = match scan.plane {
@@ -182,6 +184,13 @@ fn describe(path: &Path, scan: &Scan, result: &ScanResult) -> String {
         path.display(),
         result.alhambras.len()
     );
+    if grey {
+        let _ = writeln!(
+            out,
+            "note: the photo has no colour (greyscale): tiles are told apart by their colours, \
+             so few or none can be read; take it in colour"
+        );
+    }
     for (i, (found, read)) in scan.alhambras.iter().zip(&result.alhambras).enumerate() {
         let _ = writeln!(
             out,
