@@ -396,6 +396,11 @@ const TONE_LEAST: usize = 3;
 /// to 1.5 times the limit), and a reading in a tone told wrong is kept only if it reads
 /// more.
 const TONE_REACH: f32 = 1.5;
+/// The fewest tiles read surely that tell one Alhambra's tone, when it differs from the
+/// photo's (see `Scanner::toned_alhambras`): as many as for the photo (an Alhambra in
+/// duller light than the rest shows few tiles; a tone told wrong grows no more than the
+/// tiles that look like tiles in it).
+const ALHAMBRA_TONE_LEAST: usize = TONE_LEAST;
 /// Most readings again in a corrected tone.
 const TONE_ROUNDS: usize = 3;
 /// How far a photo's saturation (a share) must be off the profile's for the photo to be
@@ -1371,6 +1376,10 @@ impl Scanner {
                 }
             }
         }
+        // Light differs across a table (a lamp's pool, haze at one end): an Alhambra whose
+        // own tiles say it lies in another tone than the photo was read in is grown again
+        // in its own.
+        self.toned_alhambras(frame, &edges, through, markers, white, &mut alhambras)?;
         one_per_player(&mut alhambras);
         each_printed_tile_once(&mut alhambras);
         for a in &mut alhambras {
@@ -1463,6 +1472,88 @@ impl Scanner {
             }
         }
         Ok(kept)
+    }
+
+    /// Each Alhambra whose tiles read surely say its tone is well off the profile's (the
+    /// photo's tone as read being right elsewhere), grown again from its grid in the
+    /// photo put in its tone; the new reading is kept when it joins more tiles.
+    fn toned_alhambras(
+        &self,
+        frame: &Mat,
+        edges: &EdgeMap,
+        through: Homography,
+        markers: bool,
+        white: WhiteBalance,
+        alhambras: &mut [FoundAlhambra],
+    ) -> Result<(), ScanError> {
+        let limit = self.profile.presence_limit;
+        for k in 0..alhambras.len() {
+            let a = &alhambras[k];
+            let Some(tone) = self.profile.tone_of(
+                a.tiles
+                    .iter()
+                    .filter(|t| {
+                        t.reading.building_confidence >= 0.9 && t.presence <= TONE_REACH * limit
+                    })
+                    .map(|t| (&t.features, t.reading.building)),
+                ALHAMBRA_TONE_LEAST,
+            ) else {
+                continue;
+            };
+            let off = (tone.saturation - 1.0).abs() > TONE_SATURATION_OFF
+                || tone.contrast < 1.0 - TONE_CONTRAST_OFF;
+            if debugging() {
+                eprintln!("fountain at {:?}: tone {tone:?}", a.fountain_px);
+            }
+            if !off {
+                continue;
+            }
+            let toned = tone.apply(frame, white)?;
+            let light = [
+                white[0] * a.light[0],
+                white[1] * a.light[1],
+                white[2] * a.light[2],
+            ];
+            let Some(mut view) = View::new(&toned, edges, &through, markers, light) else {
+                continue;
+            };
+            // The table's colour in the new tone, as the overview shows it.
+            if let Some(overview) = self.overview(&view, &through)? {
+                view.table =
+                    table_colour(overview.image.data_bytes()?, light).map(|colour| TableColour {
+                        colour,
+                        white: light,
+                    });
+            }
+            for (o, other) in alhambras.iter().enumerate() {
+                if o == k {
+                    continue;
+                }
+                view.fountains.push(other.fountain_px);
+                view.claimed.extend(
+                    other
+                        .tiles
+                        .iter()
+                        .map(|t| (quad_centre(&t.corners_px), quad_size(&t.corners_px))),
+                );
+            }
+            let Some(mut again) = self.grow(&view, alhambras[k].grid) else {
+                continue;
+            };
+            if debugging() {
+                eprintln!(
+                    "fountain at {:?} in its own tone: {} tiles joined (was {})",
+                    alhambras[k].fountain_px,
+                    again.joined(),
+                    alhambras[k].joined()
+                );
+            }
+            if again.joined() > alhambras[k].joined() {
+                again.light = alhambras[k].light;
+                alhambras[k] = again;
+            }
+        }
+        Ok(())
     }
 
     /// The Alhambras grown again from the fountains of `reading`, with the profile moved
