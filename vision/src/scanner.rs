@@ -1013,6 +1013,19 @@ fn plane_pitch(grid: &Homography, image_to_table: &Homography, pitch_mm: f32) ->
     (pitch.is_finite() && pitch > 0.0).then_some(pitch)
 }
 
+/// Whether a tile is read surely enough to tell the tone it was read in (`limit`: the
+/// profile's presence limit).
+fn tells_tone(t: &FoundTile, limit: f32) -> bool {
+    t.reading.building_confidence >= 0.9 && t.presence <= TONE_REACH * limit
+}
+
+/// Whether a tone told by the tiles is well off the profile's. More contrast is what blur
+/// calls for too (a blurred photo's tiles show less of it than the profile's): only less
+/// contrast, or another saturation, is a tone.
+fn tone_is_off(tone: &Tone) -> bool {
+    (tone.saturation - 1.0).abs() > TONE_SATURATION_OFF || tone.contrast < 1.0 - TONE_CONTRAST_OFF
+}
+
 /// The fountains' image centres of the Alhambras other than `k`.
 fn others_fountains(growths: &[Growth], k: usize) -> Vec<Point> {
     growths
@@ -1418,9 +1431,6 @@ impl Scanner {
         let limit = self.profile.presence_limit;
         let count = |a: &[FoundAlhambra]| a.iter().map(FoundAlhambra::joined).sum::<usize>();
         let grown = |a: &[FoundAlhambra]| a.iter().filter(|x| x.joined() >= 2).count();
-        let sure = |t: &FoundTile| {
-            t.reading.building_confidence >= 0.9 && t.presence <= TONE_REACH * limit
-        };
         let mut kept: Option<Mat> = None;
         let mut total = Tone::NONE;
         // Again from each reading in the corrected tone that read more: a tone told by
@@ -1433,7 +1443,7 @@ impl Scanner {
                 alhambras
                     .iter()
                     .flat_map(|a| &a.tiles)
-                    .filter(|t| sure(t))
+                    .filter(|t| tells_tone(t, limit))
                     .map(|t| (&t.features, t.reading.building)),
                 TONE_LEAST,
             ) else {
@@ -1442,12 +1452,7 @@ impl Scanner {
             if debugging() {
                 eprintln!("photo tone {tone:?} after {total:?}");
             }
-            // More contrast is what blur calls for too (a blurred photo's tiles show less
-            // of it than the profile's): only less contrast, or another saturation, is
-            // the photo's tone.
-            let off = (tone.saturation - 1.0).abs() > TONE_SATURATION_OFF
-                || tone.contrast < 1.0 - TONE_CONTRAST_OFF;
-            if !off {
+            if !tone_is_off(&tone) {
                 break;
             }
             total = total.then(tone);
@@ -1492,20 +1497,16 @@ impl Scanner {
             let Some(tone) = self.profile.tone_of(
                 a.tiles
                     .iter()
-                    .filter(|t| {
-                        t.reading.building_confidence >= 0.9 && t.presence <= TONE_REACH * limit
-                    })
+                    .filter(|t| tells_tone(t, limit))
                     .map(|t| (&t.features, t.reading.building)),
                 ALHAMBRA_TONE_LEAST,
             ) else {
                 continue;
             };
-            let off = (tone.saturation - 1.0).abs() > TONE_SATURATION_OFF
-                || tone.contrast < 1.0 - TONE_CONTRAST_OFF;
             if debugging() {
                 eprintln!("fountain at {:?}: tone {tone:?}", a.fountain_px);
             }
-            if !off {
+            if !tone_is_off(&tone) {
                 continue;
             }
             let toned = tone.apply(frame, white)?;
