@@ -1013,12 +1013,6 @@ fn plane_pitch(grid: &Homography, image_to_table: &Homography, pitch_mm: f32) ->
     (pitch.is_finite() && pitch > 0.0).then_some(pitch)
 }
 
-/// Whether a tile is read surely enough to tell the tone it was read in (`limit`: the
-/// profile's presence limit).
-fn tells_tone(t: &FoundTile, limit: f32) -> bool {
-    t.reading.building_confidence >= 0.9 && t.presence <= TONE_REACH * limit
-}
-
 /// Whether a tone told by the tiles is well off the profile's. More contrast is what blur
 /// calls for too (a blurred photo's tiles show less of it than the profile's): only less
 /// contrast, or another saturation, is a tone.
@@ -1428,7 +1422,6 @@ impl Scanner {
         white: WhiteBalance,
         alhambras: &mut Vec<FoundAlhambra>,
     ) -> Result<Option<Mat>, ScanError> {
-        let limit = self.profile.presence_limit;
         let count = |a: &[FoundAlhambra]| a.iter().map(FoundAlhambra::joined).sum::<usize>();
         let grown = |a: &[FoundAlhambra]| a.iter().filter(|x| x.joined() >= 2).count();
         let mut kept: Option<Mat> = None;
@@ -1439,14 +1432,8 @@ impl Scanner {
         // read no more: dev desaturated photos 84 -> 88% exact, dev hard the same, at up to
         // two readings more a photo; hard photos' haze and glare read as another tone.)
         for _ in 0..TONE_ROUNDS {
-            let Some(tone) = self.profile.tone_of(
-                alhambras
-                    .iter()
-                    .flat_map(|a| &a.tiles)
-                    .filter(|t| tells_tone(t, limit))
-                    .map(|t| (&t.features, t.reading.building)),
-                TONE_LEAST,
-            ) else {
+            let Some(tone) = self.tone_told(alhambras.iter().flat_map(|a| &a.tiles), TONE_LEAST)
+            else {
                 break;
             };
             if debugging() {
@@ -1479,6 +1466,24 @@ impl Scanner {
         Ok(kept)
     }
 
+    /// The tone `tiles` were read in against the profile's, told by those read surely (at
+    /// least `least` of them; see `Profile::tone_of`).
+    fn tone_told<'a>(
+        &self,
+        tiles: impl Iterator<Item = &'a FoundTile>,
+        least: usize,
+    ) -> Option<Tone> {
+        let limit = self.profile.presence_limit;
+        self.profile.tone_of(
+            tiles
+                .filter(|t| {
+                    t.reading.building_confidence >= 0.9 && t.presence <= TONE_REACH * limit
+                })
+                .map(|t| (&t.features, t.reading.building)),
+            least,
+        )
+    }
+
     /// Each Alhambra whose tiles read surely say its tone is well off the profile's (the
     /// photo's tone as read being right elsewhere), grown again from its grid in the
     /// photo put in its tone; the new reading is kept when it joins more tiles.
@@ -1491,16 +1496,9 @@ impl Scanner {
         white: WhiteBalance,
         alhambras: &mut [FoundAlhambra],
     ) -> Result<(), ScanError> {
-        let limit = self.profile.presence_limit;
         for k in 0..alhambras.len() {
             let a = &alhambras[k];
-            let Some(tone) = self.profile.tone_of(
-                a.tiles
-                    .iter()
-                    .filter(|t| tells_tone(t, limit))
-                    .map(|t| (&t.features, t.reading.building)),
-                ALHAMBRA_TONE_LEAST,
-            ) else {
+            let Some(tone) = self.tone_told(a.tiles.iter(), ALHAMBRA_TONE_LEAST) else {
                 continue;
             };
             if debugging() {
