@@ -21,6 +21,7 @@ use opencv::imgproc;
 use opencv::prelude::*;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Why a frame could not be scanned.
@@ -334,26 +335,259 @@ struct TableReading {
 /// table's pixels then show another chromaticity: compared under the old balance, a bare
 /// table cell no longer looked like the table, and a cloth under a cast that made it look
 /// like a building was read as tiles.
-#[derive(Debug, Clone, Copy, PartialEq)]
+///
+/// A lamp's pool or a lens's vignette lights one table unevenly: the brightness is told
+/// near each place too (`light`), and a cell is compared with the table around it.
+#[derive(Debug, Clone, PartialEq)]
 struct TableColour {
     colour: [f32; 3],
     white: WhiteBalance,
+    light: Option<Arc<TableLight>>,
 }
 
 impl TableColour {
-    /// The same colour seen under `white` (as [`table_colour`] measures it there).
-    fn under(&self, white: WhiteBalance) -> [f32; 3] {
-        if white == self.white {
-            return self.colour;
-        }
-        let [r, g, l] = self.colour;
-        // table_colour's sum is R + G + B + 3 = 3 L.
-        let sum = 3.0 * l;
-        let bgr = [sum * (1.0 - r - g) - 3.0, sum * g, sum * r];
-        let [b, g, r] = [0, 1, 2].map(|k| (bgr[k] * white[k] / self.white[k].max(1e-6)).max(0.0));
-        let sum = r + g + b + 3.0;
-        [r / sum, g / sum, sum / 3.0]
+    /// `frame` with the table's light made even (see [`TableLight::flattened`]) to the
+    /// light about the marker papers at `papers` (where the white balance was read; the
+    /// table's commonest colour without them); `None` when it is even already or unknown.
+    fn flattened(
+        &self,
+        frame: &Mat,
+        papers: &[Point],
+        places: &[Point],
+    ) -> Result<Option<Mat>, ScanError> {
+        let Some(light) = &self.light else {
+            return Ok(None);
+        };
+        let there: Vec<[f32; 3]> = papers.iter().filter_map(|&p| light.colour_at(p)).collect();
+        let reference = if there.is_empty() {
+            self.colour
+        } else {
+            let n = there.len() as f32;
+            [0, 1, 2].map(|k| there.iter().map(|c| c[k]).sum::<f32>() / n)
+        };
+        light.flattened(frame, reference, places)
     }
+
+    /// The colour the table shows about image point `at`, under `white`.
+    fn near(&self, white: WhiteBalance, at: Point) -> [f32; 3] {
+        let colour = self.light.as_ref().and_then(|light| light.colour_at(at));
+        under_white(colour.unwrap_or(self.colour), self.white, white)
+    }
+}
+
+/// The bare table's colour about each place: a lamp's pool or a lens's vignette light one
+/// table unevenly, and a warm lamp tints the table where it shines. Over blocks of about a
+/// tile, the median colour of the pixels near the photo's table colour; each block then
+/// takes the median of the blocks about it (a few tiles of the table's colour there are
+/// outvoted; the light varies slowly).
+#[derive(Debug, Clone, PartialEq)]
+struct TableLight {
+    /// Image pixels to blocks.
+    image_to_block: Homography,
+    columns: usize,
+    rows: usize,
+    /// Per block, row by row: the table's colour there (as [`table_colour`] measures it).
+    colours: Vec<[f32; 3]>,
+}
+
+impl TableLight {
+    /// Blocks either way whose medians are taken together about each block.
+    const REACH: usize = 2;
+    /// The share of a block's pixels that must show the table's colour for it to count.
+    const TABLE_SHARE: f32 = 0.3;
+    /// How far the table's colour may move from the photo's over the table: chromaticity
+    /// (either coordinate) and brightness ratio. Beyond these it is no longer one table.
+    const CHROMA: f32 = 0.04;
+    const RATIO: (f32, f32) = (0.6, 1.8);
+    /// The light is uneven when a channel's gain somewhere is this far off 1 either way.
+    const UNEVEN: f32 = 1.15;
+
+    /// The light over an overview of `columns` x `rows` pixels of BGR `bytes` (black outside
+    /// the photo), `block` pixels a block, for a table of `colour` under `white`;
+    /// `image_to_overview` places image pixels on it. `None` when no block shows the table.
+    fn measured(
+        bytes: &[u8],
+        (columns, rows): (usize, usize),
+        block: usize,
+        white: WhiteBalance,
+        colour: [f32; 3],
+        image_to_overview: &Homography,
+    ) -> Option<TableLight> {
+        let [tr, tg, tl] = colour;
+        let (lo, hi) = Self::RATIO;
+        let block = block.max(1);
+        let (bx, by) = (columns.div_ceil(block), rows.div_ceil(block));
+        let mut values: Vec<[Vec<f32>; 3]> = vec![Default::default(); bx * by];
+        let mut valid = vec![0usize; bx * by];
+        for (k, px) in bytes.chunks_exact(3).enumerate().take(columns * rows) {
+            if px == [0, 0, 0] {
+                continue;
+            }
+            let cell = (k / columns) / block * bx + (k % columns) / block;
+            valid[cell] += 1;
+            let b = f32::from(px[0]) * white[0];
+            let g = f32::from(px[1]) * white[1];
+            let r = f32::from(px[2]) * white[2];
+            let sum = r + g + b + 3.0;
+            let (cr, cg, l) = (r / sum, g / sum, sum / 3.0);
+            if (cr - tr).abs() < Self::CHROMA
+                && (cg - tg).abs() < Self::CHROMA
+                && l > lo * tl
+                && l < hi * tl
+            {
+                for (v, x) in values[cell].iter_mut().zip([cr, cg, l]) {
+                    v.push(x);
+                }
+            }
+        }
+        let blocks: Vec<Option<[f32; 3]>> = values
+            .iter_mut()
+            .zip(&valid)
+            .map(|(v, &n)| {
+                (n > 0 && v[0].len() as f32 >= Self::TABLE_SHARE * n as f32)
+                    .then(|| [0, 1, 2].map(|c| median(&mut v[c])))
+            })
+            .collect();
+        if blocks.iter().all(Option::is_none) {
+            return None;
+        }
+        let mut colours = vec![colour; bx * by];
+        let mut near: [Vec<f32>; 3] = Default::default();
+        for y in 0..by {
+            for x in 0..bx {
+                near.iter_mut().for_each(Vec::clear);
+                for v in y.saturating_sub(Self::REACH)..(y + Self::REACH + 1).min(by) {
+                    for u in x.saturating_sub(Self::REACH)..(x + Self::REACH + 1).min(bx) {
+                        for (c, value) in blocks[v * bx + u].into_iter().flatten().enumerate() {
+                            near[c].push(value);
+                        }
+                    }
+                }
+                // Too few blocks of table about it: the photo's table colour stands.
+                if near[0].len() >= 2 * Self::REACH {
+                    colours[y * bx + x] = [0, 1, 2].map(|c| median(&mut near[c]));
+                }
+            }
+        }
+        if debugging() {
+            let (lo, hi) = colours.iter().fold((f32::MAX, 0f32), |(lo, hi), c| {
+                (lo.min(c[2] / tl), hi.max(c[2] / tl))
+            });
+            eprintln!("table light over {bx}x{by} blocks: {lo:.2} to {hi:.2} of {colour:?}");
+        }
+        Some(TableLight {
+            image_to_block: Homography::scale(1.0 / block as f64).after(image_to_overview),
+            columns: bx,
+            rows: by,
+            colours,
+        })
+    }
+
+    /// `frame` with the table's light made even: each pixel's channels scaled by the
+    /// table's colour `colour` over its colour about that pixel (what a lamp's pool or a
+    /// vignette does to the table it does to the tiles on it). `None` when the light is
+    /// even where it matters already: no channel more than [`TableLight::UNEVEN`] off at
+    /// any of image points `places`.
+    fn flattened(
+        &self,
+        frame: &Mat,
+        colour: [f32; 3],
+        places: &[Point],
+    ) -> Result<Option<Mat>, ScanError> {
+        // table_colour's chromaticity and brightness back to channels (B, G, R).
+        let channels = |[r, g, l]: [f32; 3]| {
+            let sum = 3.0 * l;
+            [sum * (1.0 - r - g) - 3.0, sum * g, sum * r].map(|c| c.max(1.0))
+        };
+        let whole = channels(colour);
+        let gains: Vec<[f32; 3]> = self
+            .colours
+            .iter()
+            .map(|&c| {
+                let here = channels(c);
+                [0, 1, 2].map(|k| whole[k] / here[k])
+            })
+            .collect();
+        let most = places
+            .iter()
+            .filter_map(|&p| self.block_at(p))
+            .flat_map(|k| gains[k])
+            .map(|g| g.ln().abs())
+            .fold(0f32, f32::max)
+            .exp();
+        let uneven = most > Self::UNEVEN;
+        if debugging() {
+            eprintln!(
+                "table light: gains up to {most:.3} at {} places",
+                places.len()
+            );
+        }
+        if !uneven {
+            return Ok(None);
+        }
+        let rows: Vec<Vec<opencv::core::Vec3f>> = gains
+            .chunks(self.columns)
+            .map(|row| row.iter().map(|&g| opencv::core::Vec3f::from(g)).collect())
+            .collect();
+        let grid = Mat::from_slice_2d(&rows)?;
+        // Block values stand at block centres; image pixels map onto blocks.
+        let to_grid = Homography::translation(-0.5, -0.5).after(&self.image_to_block);
+        let mut gain = Mat::default();
+        imgproc::warp_perspective(
+            &grid,
+            &mut gain,
+            &Mat::from_slice_2d(&to_grid.0)?,
+            frame.size()?,
+            imgproc::INTER_LINEAR | imgproc::WARP_INVERSE_MAP,
+            opencv::core::BORDER_REPLICATE,
+            Scalar::all(1.0),
+        )?;
+        let mut pixels = Mat::default();
+        frame.convert_to(&mut pixels, opencv::core::CV_32FC3, 1.0, 0.0)?;
+        let mut even = Mat::default();
+        opencv::core::multiply(&pixels, &gain, &mut even, 1.0, -1)?;
+        let mut out = Mat::default();
+        even.convert_to(&mut out, opencv::core::CV_8UC3, 1.0, 0.0)?;
+        Ok(Some(out))
+    }
+
+    /// The table's colour about image point `at`; `None` off the table's overview.
+    fn colour_at(&self, at: Point) -> Option<[f32; 3]> {
+        self.block_at(at).map(|k| self.colours[k])
+    }
+
+    /// The block about image point `at`; `None` off the table's overview.
+    fn block_at(&self, at: Point) -> Option<usize> {
+        let [x, y] = self.image_to_block.apply(at)?;
+        if !(x >= 0.0 && y >= 0.0 && x < self.columns as f64 && y < self.rows as f64) {
+            return None;
+        }
+        Some(y as usize * self.columns + x as usize)
+    }
+}
+
+/// The median of `values` (reordered); 0 when there are none.
+fn median(values: &mut [f32]) -> f32 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let mid = values.len() / 2;
+    *values.select_nth_unstable_by(mid, f32::total_cmp).1
+}
+
+/// Table colour `colour` (chromaticity r, g and brightness as [`table_colour`] measures it
+/// under white balance `from`) as measured under `to`.
+fn under_white(colour: [f32; 3], from: WhiteBalance, to: WhiteBalance) -> [f32; 3] {
+    if to == from {
+        return colour;
+    }
+    let [r, g, l] = colour;
+    // table_colour's sum is R + G + B + 3 = 3 L.
+    let sum = 3.0 * l;
+    let bgr = [sum * (1.0 - r - g) - 3.0, sum * g, sum * r];
+    let [b, g, r] = [0, 1, 2].map(|k| (bgr[k] * to[k] / from[k].max(1e-6)).max(0.0));
+    let sum = r + g + b + 3.0;
+    [r / sum, g / sum, sum / 3.0]
 }
 
 /// A frame prepared for reading: the image, the plane, the white balance, the edges.
@@ -783,7 +1017,11 @@ impl<'a> View<'a> {
     /// The share of a quad's pixels that look like the bare table (0 when the table's
     /// colour is unknown).
     fn table_share(&self, q: &[Point; 4]) -> f32 {
-        let Some(table) = self.table.map(|t| t.under(self.white)) else {
+        let Some(table) = self
+            .table
+            .as_ref()
+            .map(|t| t.near(self.white, quad_centre(q)))
+        else {
             return 0.0;
         };
         let key = (self.look_key(q), table.map(f32::to_bits));
@@ -1159,6 +1397,27 @@ struct Overview {
     lo: Point,
     /// Overview pixels per table millimetre.
     q: f64,
+    /// Image pixels to overview pixels.
+    from_image: Homography,
+}
+
+impl Overview {
+    /// The bare table's colour as this overview shows it under `white`, with its light
+    /// about each place.
+    fn table(&self, white: WhiteBalance) -> Result<Option<TableColour>, ScanError> {
+        let bytes = self.image.data_bytes()?;
+        let Some(colour) = table_colour(bytes, white) else {
+            return Ok(None);
+        };
+        let size = (self.image.cols() as usize, self.image.rows() as usize);
+        let block = OVERVIEW_PX_PER_TILE.round() as usize;
+        let light = TableLight::measured(bytes, size, block, white, colour, &self.from_image);
+        Ok(Some(TableColour {
+            colour,
+            white,
+            light: light.map(Arc::new),
+        }))
+    }
 }
 
 /// A fitted lattice near a fountain: grid coordinates to table coordinates.
@@ -1238,18 +1497,27 @@ impl Scanner {
             return Ok(scan);
         }
         let t0 = std::time::Instant::now();
-        let (plane_source, image_to_table, white) = match find_plane(frame, self.options.marker_mm)?
-        {
-            Some(Plane {
-                image_to_table,
-                white,
-                ..
-            }) => (PlaneSource::Markers, image_to_table, white),
-            None => (PlaneSource::Lattice, Homography::IDENTITY, [1.0; 3]),
-        };
+        let (plane_source, image_to_table, white, papers) =
+            match find_plane(frame, self.options.marker_mm)? {
+                Some(Plane {
+                    image_to_table,
+                    white,
+                    markers,
+                }) => {
+                    let centres: Vec<Point> = markers.iter().map(|(_, q)| quad_centre(q)).collect();
+                    (PlaneSource::Markers, image_to_table, white, centres)
+                }
+                None => (
+                    PlaneSource::Lattice,
+                    Homography::IDENTITY,
+                    [1.0; 3],
+                    Vec::new(),
+                ),
+            };
         let edges = EdgeMap::new(frame)?;
         let t1 = std::time::Instant::now();
         let count = |a: &[FoundAlhambra]| a.iter().map(FoundAlhambra::joined).sum::<usize>();
+        let grown = |a: &[FoundAlhambra]| a.iter().filter(|x| x.joined() >= 2).count();
         // The planes to read the table through: the markers', or without them a few guesses
         // at the tile size (a ninth of the short side down to a twenty-eighth: 120 px to
         // 40 px tiles in a 1080p photo), keeping the reading that finds the most tiles.
@@ -1307,7 +1575,6 @@ impl Scanner {
                 through = planes[k];
             }
         }
-        let grown = |a: &[FoundAlhambra]| a.iter().filter(|x| x.joined() >= 2).count();
         let mut reading = reading.unwrap_or(TableReading {
             alhambras: Vec::new(),
             anchors: Vec::new(),
@@ -1319,6 +1586,42 @@ impl Scanner {
         {
             take_much_larger(&mut reading.alhambras, again);
         }
+        // A lamp's pool or a vignette lights the table unevenly, and the tiles on it: read
+        // again with the light the bare table shows made even, kept when it reads more.
+        let mut even: Option<Mat> = None;
+        // Where it matters: the tiles read and the cells about them, and the fountains
+        // looked for.
+        let places: Vec<Point> = reading
+            .alhambras
+            .iter()
+            .flat_map(|a| &a.tiles)
+            .flat_map(|t| {
+                let (c, size) = (quad_centre(&t.corners_px), quad_size(&t.corners_px));
+                (-1..=1).flat_map(move |i| {
+                    (-1..=1).map(move |j| [c[0] + f64::from(i) * size, c[1] + f64::from(j) * size])
+                })
+            })
+            .chain(reading.candidates.iter().map(|c| c.px))
+            .collect();
+        if let Some(flat) = match &reading.table {
+            Some(table) => table.flattened(frame, &papers, &places)?,
+            None => None,
+        } {
+            let again = self.read_table(&flat, &edges, through, markers, white)?;
+            if debugging() {
+                eprintln!(
+                    "light made even: {} Alhambras, {} tiles (was {}, {})",
+                    grown(&again.alhambras),
+                    count(&again.alhambras),
+                    grown(&reading.alhambras),
+                    count(&reading.alhambras)
+                );
+            }
+            if take_larger(&mut reading.alhambras, again.alhambras) {
+                even = Some(flat);
+            }
+        }
+        let frame = even.as_ref().unwrap_or(frame);
         let trace = Trace {
             image_to_table: markers.then_some(image_to_table),
             candidates: if reading.candidates.is_empty() {
@@ -1518,11 +1821,7 @@ impl Scanner {
             };
             // The table's colour in the new tone, as the overview shows it.
             if let Some(overview) = self.overview(&view, &through)? {
-                view.table =
-                    table_colour(overview.image.data_bytes()?, light).map(|colour| TableColour {
-                        colour,
-                        white: light,
-                    });
+                view.table = overview.table(light)?;
             }
             for (o, other) in alhambras.iter().enumerate() {
                 if o == k {
@@ -1580,7 +1879,7 @@ impl Scanner {
         let Some(mut view) = View::new(frame, edges, &image_to_table, markers, white) else {
             return Ok(None);
         };
-        view.table = reading.table;
+        view.table = reading.table.clone();
         // Growing again costs about a third of a reading: only when some empty cell beside
         // an Alhambra's tiles would now hold one (one look at each; a fountain read alone
         // is not grown again, see `take_much_larger`).
@@ -1654,6 +1953,7 @@ impl Scanner {
                 fountains: Vec::new(),
                 looked: RefCell::default(),
                 table_shares: RefCell::default(),
+                table: plain_view.table.clone(),
                 ..plain_view
             };
             let reading = self.candidates_on(&view, &overview, &[1.0])?;
@@ -2303,10 +2603,12 @@ impl Scanner {
             opencv::core::BORDER_CONSTANT,
             Scalar::all(0.0),
         )?;
+        let to_overview = Homography([[q, 0.0, -lo[0] * q], [0.0, q, -lo[1] * q], [0.0, 0.0, 1.0]]);
         Ok(Some(Overview {
             image: overview,
             lo,
             q,
+            from_image: to_overview.after(image_to_table),
         }))
     }
 
@@ -2328,10 +2630,7 @@ impl Scanner {
             overview.image.rows() as usize,
         );
         let bytes = overview.image.data_bytes()?;
-        let table = table_colour(bytes, view.white).map(|colour| TableColour {
-            colour,
-            white: view.white,
-        });
+        let table = overview.table(view.white)?;
         // Integral images of chromaticity, brightness, and validity (inside the photo).
         let stride = ow + 1;
         let mut integral = vec![[0f64; 4]; stride * (oh + 1)];
@@ -2896,9 +3195,9 @@ impl Scanner {
             .filter_map(|&(i, j)| cell_quad(grid, i, j))
             .filter(|q| view.inside(q) && !view.taken(q))
             .collect();
-        let patches: Vec<Mat> = quads
+        let patches: Vec<(Mat, Point)> = quads
             .iter()
-            .filter_map(|q| sample_patch(view.frame, q).ok())
+            .filter_map(|q| Some((sample_patch(view.frame, q).ok()?, quad_centre(q))))
             .collect();
         let limit = self.profile.presence_limit;
         // (tiles present, clear ones, summed distance) under each light: more tiles, then
@@ -2909,15 +3208,16 @@ impl Scanner {
                 view.white[1] * gains[1],
                 view.white[2] * gains[2],
             ];
-            let table = view.table.map(|t| t.under(white));
             let mut verdict = (0, 0, 0f32);
-            for p in &patches {
+            for (p, at) in &patches {
                 let Ok(f) = features(p, white) else { continue };
                 let (mut present, d) = self.profile.presence(&f);
                 // Under a cast the bare table can look like a building: it is no tile.
                 if present
-                    && let Some(table) = table
-                    && bare_table(d, limit, || table_share_of(p, white, table))
+                    && let Some(table) = &view.table
+                    && bare_table(d, limit, || {
+                        table_share_of(p, white, table.near(white, *at))
+                    })
                 {
                     present = false;
                 }
@@ -3413,7 +3713,11 @@ impl Scanner {
         focus: Focus,
         sides: &[Side],
     ) {
-        let Some(table) = view.table.map(|t| t.under(view.white)) else {
+        let Some(table) = view
+            .table
+            .as_ref()
+            .map(|t| t.near(view.white, quad_centre(quad)))
+        else {
             return;
         };
         let fit = self.profile.side_fit(f, focus);
@@ -3665,6 +3969,50 @@ fn take_much_larger(alhambras: &mut [FoundAlhambra], again: Vec<FoundAlhambra>) 
             alhambras[k] = larger;
         }
     }
+}
+
+/// Puts each Alhambra of `again` (read from another look at the same photo) in place of
+/// its own in `alhambras` where it has more tiles, and adds those grown from a fountain
+/// `alhambras` lacks, none on another's cells: an Alhambra read no better keeps its
+/// reading (and its walls). Whether any was taken.
+fn take_larger(alhambras: &mut Vec<FoundAlhambra>, again: Vec<FoundAlhambra>) -> bool {
+    let centres = |a: &FoundAlhambra| -> Vec<(Point, f64)> {
+        a.tiles
+            .iter()
+            .map(|t| (quad_centre(&t.corners_px), quad_size(&t.corners_px)))
+            .collect()
+    };
+    let mut taken = false;
+    for larger in again {
+        let own = alhambras.iter().position(|a| {
+            a.tiles.first().is_some_and(|f| {
+                dist(a.fountain_px, larger.fountain_px) < 0.5 * quad_size(&f.corners_px)
+            })
+        });
+        let better = match own {
+            Some(k) => larger.joined() > alhambras[k].joined(),
+            None => larger.joined() >= 2,
+        };
+        if !better {
+            continue;
+        }
+        let mine = centres(&larger);
+        let overlaps = alhambras.iter().enumerate().any(|(o, other)| {
+            Some(o) != own
+                && centres(other)
+                    .iter()
+                    .any(|(c, size)| mine.iter().any(|(p, _)| dist(*p, *c) < 0.5 * size))
+        });
+        if overlaps {
+            continue;
+        }
+        match own {
+            Some(k) => alhambras[k] = larger,
+            None => alhambras.push(larger),
+        }
+        taken = true;
+    }
+    taken
 }
 
 /// Re-anchors, in `anchors`, each fountain that grew no tile (per `growths`) and lies
@@ -4605,6 +4953,100 @@ mod tests {
         })
     }
 
+    /// A table 120 x 60 px, blocks of 6 px: grey-brown, under a warm lamp from column
+    /// `lit` on (red 1.6, green 1.5, blue 1.35 times), with a few blue tiles of 6 x 6 px
+    /// on both sides, lit alike.
+    fn lamp_lit_table(lit: usize) -> (Vec<u8>, [u8; 3], [u8; 3]) {
+        let (w, h) = (120usize, 60usize);
+        let dark = [60u8, 70, 90];
+        let gain = [1.35, 1.5, 1.6];
+        let lamp = |c: [u8; 3]| -> [u8; 3] {
+            [0, 1, 2].map(|k| (f64::from(c[k]) * gain[k]).round().min(255.0) as u8)
+        };
+        let mut bytes = Vec::with_capacity(w * h * 3);
+        for y in 0..h {
+            for x in 0..w {
+                let tile = (x / 6) % 4 == 1 && (y / 6) % 3 == 1 && (x / 6 + y / 6) % 5 == 0;
+                let base = if tile { [150, 90, 40] } else { dark };
+                let grain = ((x * 7 + y * 3) % 5) as u8;
+                let px = base.map(|c| c.saturating_add(grain));
+                bytes.extend(if x >= lit { lamp(px) } else { px });
+            }
+        }
+        (bytes, dark, lamp(dark))
+    }
+
+    #[test]
+    fn the_tables_colour_is_told_about_each_place_under_a_lamp() {
+        let (bytes, _, _) = lamp_lit_table(72);
+        let white = [1.0; 3];
+        let colour = table_colour(&bytes, white).expect("a table");
+        let light =
+            TableLight::measured(&bytes, (120, 60), 6, white, colour, &Homography::IDENTITY)
+                .expect("the table's light");
+        let unlit = light.colour_at([6.0, 30.0]).expect("on the table");
+        let lit = light.colour_at([110.0, 30.0]).expect("on the table");
+        // The unlit side is the photo's table colour; the lit one is 1.5 times as bright
+        // and redder, the tiles there outvoted.
+        assert!(
+            (unlit[2] / colour[2] - 1.0).abs() < 0.03,
+            "{unlit:?} {colour:?}"
+        );
+        assert!(
+            (lit[2] / colour[2] - 1.5).abs() < 0.06,
+            "{lit:?} {colour:?}"
+        );
+        assert!(lit[0] > colour[0] + 0.01, "{lit:?} {colour:?}");
+        assert!(light.colour_at([-5.0, 30.0]).is_none());
+    }
+
+    #[test]
+    fn a_lamps_pool_is_made_even_and_even_light_is_left_alone() -> opencv::Result<()> {
+        let (bytes, dark, _) = lamp_lit_table(72);
+        let white = [1.0; 3];
+        let to_mat = |bytes: &[u8]| -> opencv::Result<Mat> {
+            let rows: Vec<Vec<opencv::core::Vec3b>> = bytes
+                .chunks_exact(120 * 3)
+                .map(|row| {
+                    row.chunks_exact(3)
+                        .map(|p| [p[0], p[1], p[2]].into())
+                        .collect()
+                })
+                .collect();
+            Mat::from_slice_2d(&rows)
+        };
+        let frame = to_mat(&bytes)?;
+        let colour = table_colour(&bytes, white).expect("a table");
+        let light =
+            TableLight::measured(&bytes, (120, 60), 6, white, colour, &Homography::IDENTITY)
+                .expect("the table's light");
+        let everywhere: Vec<Point> = (0..20)
+            .flat_map(|i| {
+                (0..10).map(move |j| [6.0 * f64::from(i) + 3.0, 6.0 * f64::from(j) + 3.0])
+            })
+            .collect();
+        let even = light
+            .flattened(&frame, colour, &everywhere)
+            .map_err(|e| opencv::Error::new(opencv::core::StsError, e.to_string()))?
+            .expect("uneven light");
+        // Bare table far into the lit side (column 100, row 3 of a tile's gap) now shows the
+        // unlit table's colour.
+        let px = *even.at_2d::<opencv::core::Vec3b>(2, 100)?;
+        for k in 0..3 {
+            assert!(
+                (i32::from(px[k]) - i32::from(dark[k])).abs() <= 8,
+                "{px:?} against {dark:?}"
+            );
+        }
+        // Where only the unlit side matters, nothing is done.
+        let unlit: Vec<Point> = everywhere.iter().copied().filter(|p| p[0] < 30.0).collect();
+        let none = light
+            .flattened(&frame, colour, &unlit)
+            .map_err(|e| opencv::Error::new(opencv::core::StsError, e.to_string()))?;
+        assert!(none.is_none());
+        Ok(())
+    }
+
     #[test]
     fn the_table_colour_is_the_same_pixels_under_another_white_balance() {
         // A grey-brown cloth, with a little grain.
@@ -4619,11 +5061,12 @@ mod tests {
         let table = TableColour {
             colour: measured,
             white: first,
+            light: None,
         };
-        assert_eq!(table.under(first), measured);
+        assert_eq!(table.near(first, [0.0, 0.0]), measured);
         for other in [[1.05, 1.06, 0.9], [0.9, 1.0, 1.15], [1.0, 1.0, 1.0]] {
             let there = table_colour(&bytes, other).expect("one colour");
-            let moved = table.under(other);
+            let moved = table.near(other, [0.0, 0.0]);
             for k in 0..2 {
                 assert!(
                     (moved[k] - there[k]).abs() < 0.003,
