@@ -336,8 +336,8 @@ struct TableReading {
 /// table cell no longer looked like the table, and a cloth under a cast that made it look
 /// like a building was read as tiles.
 ///
-/// A lamp's pool or a lens's vignette lights one table unevenly: the brightness is told
-/// near each place too (`light`), and a cell is compared with the table around it.
+/// A lamp's pool or a lens's vignette lights one table unevenly: its colour is told about
+/// each place too (`light`), and a cell is compared with the table around it.
 #[derive(Debug, Clone, PartialEq)]
 struct TableColour {
     colour: [f32; 3],
@@ -1586,9 +1586,10 @@ impl Scanner {
         {
             take_much_larger(&mut reading.alhambras, again);
         }
-        // A lamp's pool or a vignette lights the table unevenly, and the tiles on it: read
-        // again with the light the bare table shows made even, kept when it reads more.
-        let mut even: Option<Mat> = None;
+        // A lamp's pool or a vignette lights the table unevenly, and the tiles on it: the
+        // photo with the light the bare table shows made even, read again once every other
+        // reading is done (see `take_larger`; growing again from the same fountains kept
+        // the lattices fitted in the uneven light, and lost most of the gain).
         // Where it matters: the tiles read and the cells about them, and the fountains
         // looked for.
         let places: Vec<Point> = reading
@@ -1603,25 +1604,10 @@ impl Scanner {
             })
             .chain(reading.candidates.iter().map(|c| c.px))
             .collect();
-        if let Some(flat) = match &reading.table {
+        let even = match &reading.table {
             Some(table) => table.flattened(frame, &papers, &places)?,
             None => None,
-        } {
-            let again = self.read_table(&flat, &edges, through, markers, white)?;
-            if debugging() {
-                eprintln!(
-                    "light made even: {} Alhambras, {} tiles (was {}, {})",
-                    grown(&again.alhambras),
-                    count(&again.alhambras),
-                    grown(&reading.alhambras),
-                    count(&reading.alhambras)
-                );
-            }
-            if take_larger(&mut reading.alhambras, again.alhambras) {
-                even = Some(flat);
-            }
-        }
-        let frame = even.as_ref().unwrap_or(frame);
+        };
         let trace = Trace {
             image_to_table: markers.then_some(image_to_table),
             candidates: if reading.candidates.is_empty() {
@@ -1690,6 +1676,21 @@ impl Scanner {
         // own tiles say it lies in another tone than the photo was read in is grown again
         // in its own.
         self.toned_alhambras(frame, &edges, through, markers, white, &mut alhambras)?;
+        if let Some(even) = &even {
+            let again = self
+                .read_table(even, &edges, through, markers, white)?
+                .alhambras;
+            if debugging() {
+                eprintln!(
+                    "light made even: {} Alhambras, {} tiles (was {}, {})",
+                    grown(&again),
+                    count(&again),
+                    grown(&alhambras),
+                    count(&alhambras)
+                );
+            }
+            take_larger(&mut alhambras, again);
+        }
         one_per_player(&mut alhambras);
         each_printed_tile_once(&mut alhambras);
         for a in &mut alhambras {
@@ -3939,61 +3940,49 @@ fn guesses_after(k: usize, ratio: f64, n: usize) -> Vec<usize> {
 /// `alhambras` where it has at least half as many tiles again and `ADAPTED_GAIN` more, and
 /// none on another's cells: a few tiles more are as often loose ones taken in. Not for a
 /// fountain read alone: no tile of its own vouched for how its tiles look.
-fn take_much_larger(alhambras: &mut [FoundAlhambra], again: Vec<FoundAlhambra>) {
-    let centres = |a: &FoundAlhambra| -> Vec<(Point, f64)> {
-        a.tiles
-            .iter()
-            .map(|t| (quad_centre(&t.corners_px), quad_size(&t.corners_px)))
-            .collect()
-    };
-    for larger in again {
-        let Some(k) = alhambras.iter().position(|a| {
-            a.tiles.first().is_some_and(|f| {
-                dist(a.fountain_px, larger.fountain_px) < 0.5 * quad_size(&f.corners_px)
-            })
-        }) else {
-            continue;
-        };
-        let (n, m) = (alhambras[k].joined(), larger.joined());
-        if n < 2 || m < n + ADAPTED_GAIN || 2 * m < 3 * n {
-            continue;
-        }
-        let mine = centres(&larger);
-        let overlaps = alhambras.iter().enumerate().any(|(o, other)| {
-            o != k
-                && centres(other)
-                    .iter()
-                    .any(|(c, size)| mine.iter().any(|(p, _)| dist(*p, *c) < 0.5 * size))
-        });
-        if !overlaps {
-            alhambras[k] = larger;
-        }
-    }
+fn take_much_larger(alhambras: &mut Vec<FoundAlhambra>, again: Vec<FoundAlhambra>) {
+    take_where(alhambras, again, |own, larger| {
+        let m = larger.joined();
+        own.is_some_and(|own| {
+            let n = own.joined();
+            n >= 2 && m >= n + ADAPTED_GAIN && 2 * m >= 3 * n
+        })
+    });
 }
 
 /// Puts each Alhambra of `again` (read from another look at the same photo) in place of
-/// its own in `alhambras` where it has more tiles, and adds those grown from a fountain
-/// `alhambras` lacks, none on another's cells: an Alhambra read no better keeps its
-/// reading (and its walls). Whether any was taken.
-fn take_larger(alhambras: &mut Vec<FoundAlhambra>, again: Vec<FoundAlhambra>) -> bool {
+/// its own in `alhambras` where it has [`ADAPTED_GAIN`] tiles more (one more is as often a
+/// loose tile taken in, and its walls read otherwise), and adds those grown from a
+/// fountain `alhambras` lacks, none on another's cells: an Alhambra read no better keeps
+/// its reading.
+fn take_larger(alhambras: &mut Vec<FoundAlhambra>, again: Vec<FoundAlhambra>) {
+    take_where(alhambras, again, |own, larger| match own {
+        Some(own) => larger.joined() >= own.joined() + ADAPTED_GAIN,
+        None => larger.joined() >= 2,
+    });
+}
+
+/// Puts each Alhambra of `again` in place of its own in `alhambras` (the one whose
+/// fountain it grew from; added when there is none) where `better(own, it)` says so and
+/// none of its tiles lies on another's cells.
+fn take_where(
+    alhambras: &mut Vec<FoundAlhambra>,
+    again: Vec<FoundAlhambra>,
+    better: impl Fn(Option<&FoundAlhambra>, &FoundAlhambra) -> bool,
+) {
     let centres = |a: &FoundAlhambra| -> Vec<(Point, f64)> {
         a.tiles
             .iter()
             .map(|t| (quad_centre(&t.corners_px), quad_size(&t.corners_px)))
             .collect()
     };
-    let mut taken = false;
     for larger in again {
         let own = alhambras.iter().position(|a| {
             a.tiles.first().is_some_and(|f| {
                 dist(a.fountain_px, larger.fountain_px) < 0.5 * quad_size(&f.corners_px)
             })
         });
-        let better = match own {
-            Some(k) => larger.joined() > alhambras[k].joined(),
-            None => larger.joined() >= 2,
-        };
-        if !better {
+        if !better(own.map(|k| &alhambras[k]), &larger) {
             continue;
         }
         let mine = centres(&larger);
@@ -4010,9 +3999,7 @@ fn take_larger(alhambras: &mut Vec<FoundAlhambra>, again: Vec<FoundAlhambra>) ->
             Some(k) => alhambras[k] = larger,
             None => alhambras.push(larger),
         }
-        taken = true;
     }
-    taken
 }
 
 /// Re-anchors, in `anchors`, each fountain that grew no tile (per `growths`) and lies
