@@ -542,13 +542,10 @@ impl TableLight {
             opencv::core::BORDER_REPLICATE,
             Scalar::all(1.0),
         )?;
-        let mut pixels = Mat::default();
-        frame.convert_to(&mut pixels, opencv::core::CV_32FC3, 1.0, 0.0)?;
+        // 8-bit pixels times float gains, rounded and saturated back to 8 bits.
         let mut even = Mat::default();
-        opencv::core::multiply(&pixels, &gain, &mut even, 1.0, -1)?;
-        let mut out = Mat::default();
-        even.convert_to(&mut out, opencv::core::CV_8UC3, 1.0, 0.0)?;
-        Ok(Some(out))
+        opencv::core::multiply(frame, &gain, &mut even, 1.0, opencv::core::CV_8U)?;
+        Ok(Some(even))
     }
 
     /// The table's colour about image point `at`; `None` off the table's overview.
