@@ -1513,8 +1513,7 @@ impl Scanner {
             };
         let edges = EdgeMap::new(frame)?;
         let t1 = std::time::Instant::now();
-        let count = |a: &[FoundAlhambra]| a.iter().map(FoundAlhambra::joined).sum::<usize>();
-        let grown = |a: &[FoundAlhambra]| a.iter().filter(|x| x.joined() >= 2).count();
+        let (count, grown) = (joined_tiles, grown_alhambras);
         // The planes to read the table through: the markers', or without them a few guesses
         // at the tile size (a ninth of the short side down to a twenty-eighth: 120 px to
         // 40 px tiles in a 1080p photo), keeping the reading that finds the most tiles.
@@ -1631,15 +1630,7 @@ impl Scanner {
             let again = self
                 .read_table(frame, &edges, through, markers, white)?
                 .alhambras;
-            if debugging() {
-                eprintln!(
-                    "photo light {light:?}: {} Alhambras, {} tiles (was {}, {})",
-                    grown(&again),
-                    count(&again),
-                    grown(&alhambras),
-                    count(&alhambras)
-                );
-            }
+            tell_readings(format_args!("photo light {light:?}"), &again, &alhambras);
             // As many Alhambras grown and more tiles: the light the tiles agreed on let
             // more be read (fountains alone too: another player's first fountain).
             if grown(&again) >= grown(&alhambras) && count(&again) > count(&alhambras) {
@@ -1677,15 +1668,7 @@ impl Scanner {
             let again = self
                 .read_table(even, &edges, through, markers, white)?
                 .alhambras;
-            if debugging() {
-                eprintln!(
-                    "light made even: {} Alhambras, {} tiles (was {}, {})",
-                    grown(&again),
-                    count(&again),
-                    grown(&alhambras),
-                    count(&alhambras)
-                );
-            }
+            tell_readings("light made even", &again, &alhambras);
             take_larger(&mut alhambras, again);
         }
         one_per_player(&mut alhambras);
@@ -1723,8 +1706,7 @@ impl Scanner {
         white: WhiteBalance,
         alhambras: &mut Vec<FoundAlhambra>,
     ) -> Result<Option<Mat>, ScanError> {
-        let count = |a: &[FoundAlhambra]| a.iter().map(FoundAlhambra::joined).sum::<usize>();
-        let grown = |a: &[FoundAlhambra]| a.iter().filter(|x| x.joined() >= 2).count();
+        let (count, grown) = (joined_tiles, grown_alhambras);
         let mut kept: Option<Mat> = None;
         let mut total = Tone::NONE;
         // Again from each reading in the corrected tone that read more: a tone told by
@@ -1748,15 +1730,7 @@ impl Scanner {
             let again = self
                 .read_table(&toned, edges, through, markers, white)?
                 .alhambras;
-            if debugging() {
-                eprintln!(
-                    "toned: {} Alhambras, {} tiles (was {}, {})",
-                    grown(&again),
-                    count(&again),
-                    grown(alhambras),
-                    count(alhambras)
-                );
-            }
+            tell_readings("toned", &again, alhambras);
             if grown(&again) >= grown(alhambras) && count(&again) > count(alhambras) {
                 *alhambras = again;
                 kept = Some(toned);
@@ -3930,6 +3904,30 @@ fn guesses_after(k: usize, ratio: f64, n: usize) -> Vec<usize> {
         fewer_across.into_iter().collect()
     } else {
         more_across.into_iter().collect()
+    }
+}
+
+/// How many tiles of `alhambras` are joined to their fountains (what readings of a photo
+/// are compared by).
+fn joined_tiles(alhambras: &[FoundAlhambra]) -> usize {
+    alhambras.iter().map(FoundAlhambra::joined).sum()
+}
+
+/// How many of `alhambras` grew a tile joined to their fountain.
+fn grown_alhambras(alhambras: &[FoundAlhambra]) -> usize {
+    alhambras.iter().filter(|a| a.joined() >= 2).count()
+}
+
+/// Says on stderr, when debugging, what reading `what` read against the one before.
+fn tell_readings(what: impl std::fmt::Display, again: &[FoundAlhambra], before: &[FoundAlhambra]) {
+    if debugging() {
+        eprintln!(
+            "{what}: {} Alhambras, {} tiles (was {}, {})",
+            grown_alhambras(again),
+            joined_tiles(again),
+            grown_alhambras(before),
+            joined_tiles(before)
+        );
     }
 }
 
