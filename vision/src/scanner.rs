@@ -3947,14 +3947,32 @@ fn take_much_larger(alhambras: &mut Vec<FoundAlhambra>, again: Vec<FoundAlhambra
 
 /// Puts each Alhambra of `again` (read from another look at the same photo) in place of
 /// its own in `alhambras` where it has [`ADAPTED_GAIN`] tiles more (one more is as often a
-/// loose tile taken in, and its walls read otherwise), and adds those grown from a
-/// fountain `alhambras` lacks, none on another's cells: an Alhambra read no better keeps
-/// its reading.
+/// loose tile taken in, and its walls read otherwise), or one more and every tile of its
+/// own read alike (see [`extends`]), and adds those grown from a fountain `alhambras`
+/// lacks, none on another's cells: an Alhambra read no better keeps its reading.
 fn take_larger(alhambras: &mut Vec<FoundAlhambra>, again: Vec<FoundAlhambra>) {
     take_where(alhambras, again, |own, larger| match own {
-        Some(own) => larger.joined() >= own.joined() + ADAPTED_GAIN,
+        Some(own) => {
+            let (m, n) = (larger.joined(), own.joined());
+            m >= n + ADAPTED_GAIN || (m == n + 1 && extends(larger, own))
+        }
         None => larger.joined() >= 2,
     });
+}
+
+/// Whether `larger` holds every tile of `own` on the same cell with the same building and
+/// walls: the other look read all that the first did, and saw more. A tile taken in that
+/// way changed no side of its neighbours, so it is no loose tile whose edge was read as
+/// theirs.
+fn extends(larger: &FoundAlhambra, own: &FoundAlhambra) -> bool {
+    let read: HashMap<Pos, (Building, Walls)> = larger
+        .tiles
+        .iter()
+        .map(|t| (t.pos, (t.reading.building, t.reading.walls)))
+        .collect();
+    own.tiles
+        .iter()
+        .all(|t| read.get(&t.pos) == Some(&(t.reading.building, t.reading.walls)))
 }
 
 /// Puts each Alhambra of `again` in place of its own in `alhambras` (the one whose
@@ -5296,6 +5314,35 @@ mod tests {
         let mut found = vec![row(0.0, 3), row(60.0, 4)];
         take_much_larger(&mut found, vec![row(0.0, 9)]);
         assert_eq!(sizes(&found), vec![3, 4]);
+    }
+
+    #[test]
+    fn a_reading_with_one_tile_more_replaces_its_own_only_when_it_read_the_rest_alike() {
+        let sizes = |a: &[FoundAlhambra]| a.iter().map(|x| x.tiles.len()).collect::<Vec<_>>();
+        // Two tiles more: taken, whatever the rest read.
+        let mut found = vec![row(0.0, 5)];
+        take_larger(&mut found, vec![row(0.0, 7)]);
+        assert_eq!(sizes(&found), vec![7]);
+        // One more, every other tile read alike: the other look saw all the first did.
+        let mut found = vec![row(0.0, 5)];
+        take_larger(&mut found, vec![row(0.0, 6)]);
+        assert_eq!(sizes(&found), vec![6]);
+        // One more, but a wall of the first reading read otherwise: kept as read first.
+        let mut found = vec![row(0.0, 5)];
+        let mut other = row(0.0, 6);
+        other.tiles[2].reading.walls = alhambra_engine::Walls::NONE.with(Side::North);
+        take_larger(&mut found, vec![other]);
+        assert_eq!(sizes(&found), vec![5]);
+        // One more, but a building of the first reading read otherwise: kept.
+        let mut own = row(0.0, 5);
+        own.tiles[4].reading.building = Building::Tower;
+        let mut found = vec![own];
+        take_larger(&mut found, vec![row(0.0, 6)]);
+        assert_eq!(sizes(&found), vec![5]);
+        // The same size: kept.
+        let mut found = vec![row(0.0, 5)];
+        take_larger(&mut found, vec![row(0.0, 5)]);
+        assert_eq!(sizes(&found), vec![5]);
     }
 
     #[test]
