@@ -1823,7 +1823,7 @@ impl Scanner {
                     alhambras[k].joined()
                 );
             }
-            if again.joined() > alhambras[k].joined() {
+            if again.joined() > alhambras[k].joined() || far_surer(&again, &alhambras[k]) {
                 again.light = alhambras[k].light;
                 alhambras[k] = again;
             }
@@ -3959,18 +3959,17 @@ fn take_larger(alhambras: &mut Vec<FoundAlhambra>, again: Vec<FoundAlhambra>) {
     take_where(alhambras, again, |own, larger| match own {
         Some(own) => {
             let (m, n) = (larger.joined(), own.joined());
-            m >= n + ADAPTED_GAIN
-                || (m == n + 1 && extends(larger, own))
-                || (same_cells(larger, own) && certainty(larger) > certainty(own) + SURER.ln())
+            m >= n + ADAPTED_GAIN || (m == n + 1 && extends(larger, own)) || far_surer(larger, own)
         }
         None => larger.joined() >= 2,
     });
 }
 
-/// Whether two readings of an Alhambra hold tiles on the same cells.
-fn same_cells(a: &FoundAlhambra, b: &FoundAlhambra) -> bool {
+/// Whether reading `again` of an Alhambra holds tiles on the cells `own` does and is
+/// [`SURER`] times surer of them (see [`certainty`]).
+fn far_surer(again: &FoundAlhambra, own: &FoundAlhambra) -> bool {
     let cells = |x: &FoundAlhambra| x.tiles.iter().map(|t| t.pos).collect::<BTreeSet<Pos>>();
-    cells(a) == cells(b)
+    cells(again) == cells(own) && certainty(again) > certainty(own) + SURER.ln()
 }
 
 /// How sure a reading of an Alhambra is of all its tiles: the log of the product of its
