@@ -761,6 +761,19 @@ pub struct Reading {
     pub in_catalogue: bool,
 }
 
+impl Reading {
+    /// How sure the reading is of the whole tile: the building's probability times the
+    /// least sure side's (a fountain has no walls by definition: only its building counts).
+    pub fn confidence(&self) -> f32 {
+        let side = if self.building == Building::Fountain {
+            1.0
+        } else {
+            self.side_confidence.iter().copied().fold(1.0f32, f32::min)
+        };
+        self.building_confidence * side
+    }
+}
+
 /// The (building, walls) pairs a cell may be read as: the fountain (wall-less) first, then
 /// every pair the base game's catalogue has, each once, in catalogue order.
 pub fn catalogue_pairs() -> &'static [(Building, Walls)] {

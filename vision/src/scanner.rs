@@ -205,20 +205,12 @@ impl Scan {
                         .iter()
                         .map(|t| {
                             let r = &t.reading;
-                            // The fountain has no walls by definition: only its reading counts.
-                            let side_min = if r.building == Building::Fountain {
-                                1.0
-                            } else {
-                                r.side_confidence.iter().copied().fold(1.0f32, f32::min)
-                            };
                             ScannedTile {
                                 x: t.pos.x,
                                 y: t.pos.y,
                                 building: r.building,
                                 walls: r.walls,
-                                confidence: Some(
-                                    ((r.building_confidence * side_min) * 1000.0).round() / 1000.0,
-                                ),
+                                confidence: Some((r.confidence() * 1000.0).round() / 1000.0),
                                 corners_px: Some(t.corners_px.map(|p| [p[0] as f32, p[1] as f32])),
                                 occluded: false,
                             }
@@ -3978,15 +3970,7 @@ fn far_surer(again: &FoundAlhambra, own: &FoundAlhambra) -> bool {
 fn certainty(a: &FoundAlhambra) -> f32 {
     a.tiles
         .iter()
-        .map(|t| {
-            let r = &t.reading;
-            let side = if r.building == Building::Fountain {
-                1.0
-            } else {
-                r.side_confidence.iter().copied().fold(1.0f32, f32::min)
-            };
-            (r.building_confidence * side).max(1e-3).ln()
-        })
+        .map(|t| t.reading.confidence().max(1e-3).ln())
         .sum()
 }
 
