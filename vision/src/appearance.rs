@@ -71,24 +71,48 @@ pub fn sample_patch(frame: &Mat, corners: &[Point; 4]) -> opencv::Result<Mat> {
     sample_square(frame, corners, PATCH)
 }
 
-/// The patch with `share` of its black level (the darkest twentieth of its pixels' least
-/// channel) taken off every channel. Glare, a lamp's reflection on glossy tiles, adds white
-/// light: it lifts the darkest parts and washes out the colours of the buildings.
-pub fn deglared(patch: &Mat, share: f32) -> opencv::Result<Mat> {
-    let mut out = patch.try_clone()?;
-    let bytes = out.data_bytes_mut()?;
-    let mut least: Vec<u8> = bytes
+/// The black level of a BGR patch: the darkest twentieth of its pixels' least channel.
+pub fn black_level(patch: &Mat) -> opencv::Result<f32> {
+    let mut least: Vec<u8> = patch
+        .data_bytes()?
         .chunks_exact(3)
         .map(|p| p[0].min(p[1]).min(p[2]))
         .collect();
     if least.is_empty() {
-        return Ok(out);
+        return Ok(0.0);
     }
     let k = least.len() / 20;
-    let black = f32::from(*least.select_nth_unstable(k).1);
-    let lift = share * black;
+    Ok(f32::from(*least.select_nth_unstable(k).1))
+}
+
+/// The patch with `share` of its black level (see [`black_level`]) taken off every
+/// channel. Glare, a lamp's reflection on glossy tiles, adds white light: it lifts the
+/// darkest parts and washes out the colours of the buildings.
+pub fn deglared(patch: &Mat, share: f32) -> opencv::Result<Mat> {
+    let lift = share * black_level(patch)?;
+    let mut out = patch.try_clone()?;
+    let bytes = out.data_bytes_mut()?;
     for b in bytes.iter_mut() {
         *b = (f32::from(*b) - lift).round().max(0.0) as u8;
+    }
+    Ok(out)
+}
+
+/// Strengths of glare the labelled tiles are also learned under: white light added, as a
+/// share of the sensor's full scale. A lamp's reflection on glossy tiles lifts every pixel
+/// and clips the brightest, which no taking off can undo (a clipped channel has lost its
+/// value); put on the labelled tiles instead, the same clipping happens to them.
+pub const GLARE_LEVELS: [f32; 3] = [0.15, 0.3, 0.45];
+
+/// The patch under glare `level` (see [`GLARE_LEVELS`]): light that is white under the
+/// white balance `white` added to every pixel, clipped as the sensor clips.
+pub fn glared(patch: &Mat, level: f32, white: WhiteBalance) -> opencv::Result<Mat> {
+    let lift = white.map(|w| level * 255.0 / w.max(0.1));
+    let mut out = patch.try_clone()?;
+    for px in out.data_bytes_mut()?.chunks_exact_mut(3) {
+        for (v, l) in px.iter_mut().zip(lift) {
+            *v = (f32::from(*v) + l).round().min(255.0) as u8;
+        }
     }
     Ok(out)
 }
@@ -571,6 +595,10 @@ fn cholesky(m: &mut [f64], d: usize) -> Option<()> {
     Some(())
 }
 
+/// A glare level counts for a cell only when its black level is at least this share of
+/// the level's lift (the rest for noise, the white balance's tint and JPEG).
+const GLARE_BLACK_SHARE: f32 = 0.8;
+
 /// Per-dimension squared z-scores are capped here, so one odd block (glare, a finger)
 /// cannot outweigh the rest.
 const Z2_CAP: f32 = 9.0;
@@ -648,6 +676,12 @@ pub struct Examples {
     pub empty: Vec<Vec<f32>>,
     /// Spread per dimension.
     pub scale: Vec<f32>,
+}
+
+/// The least variance of an interior dimension: chromaticity varies by at least ~0.005
+/// and relative brightness by ~0.03 between photos, however alike the labelled tiles were.
+fn block_floor(i: usize) -> f32 {
+    if i % 3 == 2 { 1e-3 } else { 2.5e-5 }
 }
 
 /// At most this many examples of each kind are kept (evenly spread over those seen).
@@ -943,6 +977,12 @@ pub struct Profile {
     pub focus_split: Option<f32>,
     /// A cell whose best building distance is above this holds no tile.
     pub presence_limit: f32,
+    /// The profile of the same tiles under each of [`GLARE_LEVELS`] (learned from the
+    /// labelled tiles with that glare put on; no fountain, no nearest examples): what a
+    /// tile washed out by a lamp's reflection is matched against and read with. Empty in
+    /// profiles learned before it was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub glare: Vec<Profile>,
     /// Labelled examples of tiles (upright) and of empty cells, for the nearest-neighbour
     /// test of presence (what surrounds Alhambras is too varied for one Gaussian).
     pub examples: Examples,
@@ -1050,7 +1090,7 @@ impl Profile {
         pooled.iter_mut().for_each(|p| *p /= count.max(1.0));
         // Floors: chromaticity varies by at least ~0.005 and relative brightness by ~0.03
         // between photos, however alike the labelled tiles were.
-        let floor = |i: usize| if i % 3 == 2 { 1e-3 } else { 2.5e-5 };
+        let floor = block_floor;
         let buildings: Vec<Option<Gaussian>> = Building::ALL
             .iter()
             .map(|&b| {
@@ -1172,6 +1212,7 @@ impl Profile {
             soft_walled_sides: side_looks(true, true),
             focus_split,
             presence_limit: 0.0,
+            glare: Vec::new(),
             photos,
             tiles: tiles.iter().filter(|s| !s.borrowed).count() as u32,
         };
@@ -1333,6 +1374,42 @@ impl Profile {
             .enumerate()
             .filter_map(|(k, g)| Some(self.distance_to(k, g.as_ref()?, &f.blocks)))
             .fold(f32::INFINITY, f32::min)
+    }
+
+    /// The glare level (index into [`GLARE_LEVELS`]) under which the cell looks most like
+    /// a building in any quarter turn, with that distance (as [`Profile::tile_distance`]).
+    /// Only levels the cell's `black` level allows count: glare lifts every pixel, so a
+    /// cell whose darkest pixels lie well below a level's lift is not under that glare (a
+    /// grey table looks like a washed-out tile in colour alone). `None` without glare
+    /// models.
+    pub fn glare_distance(
+        &self,
+        f: &CellFeatures,
+        black: f32,
+        white: WhiteBalance,
+    ) -> Option<(usize, f32)> {
+        // The least channel's lift, in the camera's units.
+        let least_gain = white
+            .iter()
+            .fold(f32::INFINITY, |m, &w| m.min(1.0 / w.max(0.1)));
+        let turns: Vec<CellFeatures> = (0..4).map(|t| f.turned(t)).collect();
+        let mut best: Option<(usize, f32)> = None;
+        for (level, under) in self.glare.iter().enumerate() {
+            let lift = GLARE_LEVELS.get(level)? * 255.0 * least_gain;
+            if black < GLARE_BLACK_SHARE * lift {
+                continue;
+            }
+            for g in under.buildings.iter().flatten() {
+                let d = turns
+                    .iter()
+                    .map(|t| g.distance(&t.blocks))
+                    .fold(f32::INFINITY, f32::min);
+                if best.is_none_or(|(_, b)| d < b) {
+                    best = Some((level, d));
+                }
+            }
+        }
+        best
     }
 
     /// This profile with its buildings' looks moved towards those of tiles read in one
@@ -1689,6 +1766,16 @@ impl Profile {
         }
         if !(self.pitch_mm > 5.0 && self.pitch_mm < 500.0) {
             return Err(format!("tile pitch {} mm is not plausible", self.pitch_mm));
+        }
+        if self.glare.len() > GLARE_LEVELS.len() {
+            return Err(format!(
+                "{} glare profiles, at most {} expected",
+                self.glare.len(),
+                GLARE_LEVELS.len()
+            ));
+        }
+        for under in &self.glare {
+            under.validate().map_err(|e| format!("under glare: {e}"))?;
         }
         Ok(())
     }

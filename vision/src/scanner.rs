@@ -4,8 +4,8 @@
 //! with the appearance profile.
 
 use crate::appearance::{
-    CellFeatures, Choices, Focus, Profile, Reading, SIDE_DIMS, WhiteBalance, deglared, features,
-    sample_patch,
+    CellFeatures, Choices, Focus, Profile, Reading, SIDE_DIMS, WhiteBalance, black_level, deglared,
+    features, sample_patch,
 };
 use crate::geometry::{Homography, Point, UNIT_CELL};
 use crate::identity::one_of_each;
@@ -79,6 +79,10 @@ pub struct FoundTile {
     /// What its reading chose from, with its neighbours' word on the shared sides (`None`
     /// for a tile not read from a photo).
     pub choices: Option<Choices>,
+    /// The glare level (index into `GLARE_LEVELS`) it was read under, washed out; `None`
+    /// when it looked as the profile's tiles do. A washed-out tile's colours say nothing
+    /// of the photo's light or tone, and its `presence` is its distance under that glare.
+    pub glare: Option<usize>,
 }
 
 /// One Alhambra read.
@@ -791,6 +795,13 @@ const FIRST_GUESS: usize = 2;
 const GUESS_TOLD: f64 = 0.05;
 /// Shares of a cell's black level taken off to read it under glare (see [`deglared`]).
 const DEGLARE_SHARES: [f32; 4] = [0.25, 0.5, 0.75, 1.0];
+/// A cell no look finds a tile in joins under glare (see [`Profile::glare_distance`]) only
+/// within this share of the presence limit: washed-out tiles on dev photos matched their
+/// building under glare at 0.1-0.9 of the limit (most under 0.5), empty cells beside
+/// Alhambras whose black level allowed the glare at 0.67 and more.
+const GLARE_LIMIT: f32 = 0.6;
+/// The most looks the quad of a cell read under glare is reshaped with.
+const GLARE_LOOKS: usize = 40;
 /// How long [`reshape`] may go on: the distance that is enough, as a share of the
 /// presence limit, and the most looks, for an anchoring fountain (whose cell makes the
 /// first grid: worth a close fit) and for a cell met while growing (the grid is refitted
@@ -976,6 +987,43 @@ impl<'a> View<'a> {
             }
         }
         best
+    }
+
+    /// How quad `q` reads under glare: the level and distance (see
+    /// [`Profile::glare_distance`]); `None` when no level's lift is possible there.
+    fn glare_distance(&self, profile: &Profile, q: &[Point; 4]) -> Option<(usize, f32)> {
+        if !self.inside(q) {
+            return None;
+        }
+        let f = self.features(q)?;
+        let black = sample_patch(self.frame, q)
+            .and_then(|p| black_level(&p))
+            .ok()?;
+        profile.glare_distance(&f, black, self.white)
+    }
+
+    /// The quad near `q` that reads best as a tile under glare, with the level and the
+    /// distance: within [`GLARE_LIMIT`] of the presence limit, and not mostly bare table
+    /// however alike (a bright grey table matched a pale tile set's washed-out tiles
+    /// closely, all of it the table's colour; washed-out tiles on dev photos were at most
+    /// 0.64 the table's colour); `None` otherwise. Washed-out tiles are seldom where the
+    /// grid predicts them (it was fitted without them), and their match under glare falls
+    /// off faster with a misplaced quad than a tile's plain one: the quad is reshaped to
+    /// fit, when the start comes within twice the limit.
+    fn glare_reading(&self, profile: &Profile, q: &[Point; 4]) -> Option<([Point; 4], usize, f32)> {
+        if profile.glare.is_empty() {
+            return None;
+        }
+        let limit = GLARE_LIMIT * profile.presence_limit;
+        let (_, start) = self.glare_distance(profile, q)?;
+        if start > 2.0 * limit {
+            return None;
+        }
+        let (best, _) = reshape(q, RESHAPE_REACH, (-0.5 * limit, GLARE_LOOKS), |t| {
+            self.glare_distance(profile, t).map(|(_, d)| -d)
+        })?;
+        let (level, d) = self.glare_distance(profile, &best)?;
+        (d <= limit && self.table_share(&best) <= TABLE_SHARE_LIMIT).then_some((best, level, d))
     }
 
     /// The side features of quad `q`, with `glare` (a share, see [`deglared`]) taken off
@@ -1749,7 +1797,9 @@ impl Scanner {
         self.profile.tone_of(
             tiles
                 .filter(|t| {
-                    t.reading.building_confidence >= 0.9 && t.presence <= TONE_REACH * limit
+                    t.glare.is_none()
+                        && t.reading.building_confidence >= 0.9
+                        && t.presence <= TONE_REACH * limit
                 })
                 .map(|t| (&t.features, t.reading.building)),
             least,
@@ -1840,7 +1890,9 @@ impl Scanner {
             .alhambras
             .iter()
             .flat_map(|a| &a.tiles)
-            .filter(|t| t.reading.building_confidence >= 0.9 && t.presence <= limit)
+            .filter(|t| {
+                t.glare.is_none() && t.reading.building_confidence >= 0.9 && t.presence <= limit
+            })
             .map(|t| (&t.features, t.reading.building));
         let Some(profile) = self.profile.adapted(sure, ADAPTED_PRIOR, ADAPTED_LEAST) else {
             return Ok(None);
@@ -1883,10 +1935,7 @@ impl Scanner {
         if !promising {
             return Ok(None);
         }
-        let adapted = Scanner {
-            profile,
-            options: self.options.clone(),
-        };
+        let adapted = Scanner::new(profile, self.options.clone());
         let mut anchors = reading.anchors.clone();
         Ok(Some(adapted.grow_from(&mut view, &mut anchors)))
     }
@@ -2471,9 +2520,13 @@ impl Scanner {
                     }
                 }
                 for _ in 0..2 {
-                    let more = self
-                        .profile
-                        .colour_gains(found.tiles.iter().map(|t| (&t.features, &t.reading)));
+                    let more = self.profile.colour_gains(
+                        found
+                            .tiles
+                            .iter()
+                            .filter(|t| t.glare.is_none())
+                            .map(|t| (&t.features, &t.reading)),
+                    );
                     if more.iter().all(|g| (g - 1.0).abs() <= 0.003) {
                         break;
                     }
@@ -3459,6 +3512,15 @@ impl Scanner {
             {
                 (quad, features, presence) = (q, f, p);
             }
+            // Still not: glare may have clipped it past taking off (a clipped channel has
+            // lost its value): its building under glare, put on the labelled tiles, may
+            // still show.
+            if !presence.0
+                && let Some((q, _, d)) = view.glare_reading(&self.profile, &quad)
+                && let Some(f) = view.features(&q)
+            {
+                (quad, features, presence) = (q, f, (true, d));
+            }
             if debugging() {
                 let c = quad_centre(&quad);
                 let per: Vec<String> = self
@@ -3673,9 +3735,12 @@ impl Scanner {
     /// side features are replaced when the side then looks about as much like some tile's
     /// side, walled or open, as before (a cut wall reads as a typical open side; what
     /// lies outside a tile's face, its thickness seen at a slant, reads as no side at all).
+    /// `profile` judges that (the profile under glare for a cell read under it).
+    #[allow(clippy::too_many_arguments)]
     fn read_on_tile_edges(
         &self,
         view: &View<'_>,
+        profile: &Profile,
         quad: &[Point; 4],
         f: &mut CellFeatures,
         glare: Option<f32>,
@@ -3689,7 +3754,7 @@ impl Scanner {
         else {
             return;
         };
-        let fit = self.profile.side_fit(f, focus);
+        let fit = profile.side_fit(f, focus);
         for &side in sides {
             let k = side as usize;
             let found = outer_edge_offset(view.frame, quad, side, view.white, Some(table));
@@ -3709,7 +3774,7 @@ impl Scanner {
             };
             let mut moved = f.clone();
             moved.sides[k] = sides[k];
-            let now = self.profile.side_fit(&moved, focus)[k];
+            let now = profile.side_fit(&moved, focus)[k];
             if debugging() {
                 eprintln!(
                     "side {side:?} of the cell at {:?}: edge {offset:.3} out, fit {:.1} -> {now:.1}",
@@ -3737,29 +3802,68 @@ impl Scanner {
         // Final reading on the refitted grid.
         let mut cells: BTreeMap<(i32, i32), (CellFeatures, [Point; 4])> = BTreeMap::new();
         let mut glares: HashMap<(i32, i32), Option<f32>> = HashMap::new();
+        // Cells read against the tiles under glare: the level, and the distance there.
+        let mut washed: HashMap<(i32, i32), (usize, f32)> = HashMap::new();
         for &(i, j) in quads.keys() {
             if let Some((quad, mut f, p)) =
                 view.best_reading(&self.profile, &grid, (i, j), (0.015, &SQUARE), None)
             {
                 // A tile grown under glare is read with the glare taken off.
                 let mut glare = None;
+                let mut deglared_tile = false;
                 if p.1 > self.profile.presence_limit
                     && let Some((g, q, share)) = view.deglared_reading(&self.profile, &quad)
                     && q.1 < p.1
                 {
                     f = g;
                     glare = Some(share);
+                    deglared_tile = q.0;
+                }
+                // Read as no tile either way: read against the tiles under glare, the
+                // interior as it is where it matches best, the sides as they are on the
+                // grid's cell (on the quad fitted to the interior they read worse). Not
+                // the fountain's cell: the glare profiles have no fountain.
+                if !p.0
+                    && !deglared_tile
+                    && (i, j) != (0, 0)
+                    && let Some((q, level, d)) = view.glare_reading(&self.profile, &quad)
+                    && let Some(inside) = view.features(&q)
+                    && let Some(here) = view.features(&quad)
+                {
+                    f = CellFeatures {
+                        sides: here.sides,
+                        ..inside
+                    };
+                    glare = None;
+                    if debugging() {
+                        let c = quad_centre(&q);
+                        eprintln!(
+                            "washed cell at [{:.0},{:.0}]: level {level}, distance {d:.2} table {:.2}",
+                            c[0],
+                            c[1],
+                            view.table_share(&q)
+                        );
+                    }
+                    washed.insert((i, j), (level, d));
                 }
                 cells.insert((i, j), (f, quad));
                 glares.insert((i, j), glare);
             }
         }
+        // The profile each cell is read with.
+        let profile_of = |cell: &(i32, i32)| -> &Profile {
+            washed
+                .get(cell)
+                .and_then(|&(level, _)| self.profile.glare.get(level))
+                .unwrap_or(&self.profile)
+        };
         if !cells.contains_key(&(0, 0)) {
             return None;
         }
         let focus = self.profile.focus_of(cells.values().map(|(f, _)| f));
         for (&(i, j), (f, quad)) in cells.iter_mut() {
             let glare = glares.get(&(i, j)).copied().flatten();
+            let profile = profile_of(&(i, j));
             let outer: Vec<Side> = Side::ALL
                 .into_iter()
                 .filter(|&s| {
@@ -3767,15 +3871,15 @@ impl Scanner {
                     !quads.contains_key(&(n.x, n.y))
                 })
                 .collect();
-            self.read_on_tile_edges(view, quad, f, glare, focus, &outer);
+            self.read_on_tile_edges(view, profile, quad, f, glare, focus, &outer);
         }
         // The upright orientation: the quarter turn under which the tiles look most like
         // some building.
         let turn_score = |t: u8| -> f32 {
             cells
-                .values()
-                .map(|(f, _)| {
-                    self.profile
+                .iter()
+                .map(|(cell, (f, _))| {
+                    profile_of(cell)
                         .building_scores(&f.turned(t))
                         .iter()
                         .copied()
@@ -3787,8 +3891,12 @@ impl Scanner {
             .max_by(|&a, &b| turn_score(a).total_cmp(&turn_score(b)))
             .unwrap_or(0);
         let mut tiles = Vec::with_capacity(cells.len());
+        // Each tile's profile, in the order of `tiles`.
+        let mut profiles: Vec<&Profile> = Vec::with_capacity(cells.len());
         for (&(i, j), (f, q)) in &cells {
-            let reading = self.profile.read(&f.turned(turn), focus);
+            let profile = profile_of(&(i, j));
+            profiles.push(profile);
+            let reading = profile.read(&f.turned(turn), focus);
             let pos = (0..turn).fold(Pos::new(i, j), |p, _| p.rotated_clockwise());
             let k = usize::from(turn);
             let corners_px = [
@@ -3797,7 +3905,10 @@ impl Scanner {
                 q[(6 - k) % 4],
                 q[(7 - k) % 4],
             ];
-            let presence = self.profile.presence(f).1;
+            let presence = match washed.get(&(i, j)) {
+                Some(&(_, d)) => d,
+                None => self.profile.presence(f).1,
+            };
             tiles.push(FoundTile {
                 pos,
                 reading,
@@ -3805,6 +3916,7 @@ impl Scanner {
                 presence,
                 features: f.turned(turn),
                 choices: None,
+                glare: washed.get(&(i, j)).map(|&(level, _)| level),
             });
         }
         // A side shared by two tiles is seen twice: an unsure reading leans on its
@@ -3831,8 +3943,8 @@ impl Scanner {
                 h
             })
             .collect();
-        for (t, h) in tiles.iter_mut().zip(&hints) {
-            let choices = self.profile.choices(&t.features, h, focus);
+        for ((t, h), profile) in tiles.iter_mut().zip(&hints).zip(&profiles) {
+            let choices = profile.choices(&t.features, h, focus);
             t.reading = choices.reading();
             if debugging() {
                 let best = choices.best();
@@ -5195,6 +5307,7 @@ mod tests {
                 sharpness: 1.0,
             },
             choices: None,
+            glare: None,
         }
     }
 

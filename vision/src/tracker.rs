@@ -861,6 +861,7 @@ mod tests {
                 sharpness: 1.0,
             },
             choices: None,
+            glare: None,
         }
     }
 

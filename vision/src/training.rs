@@ -4,7 +4,8 @@
 //! it is assumed).
 
 use crate::appearance::{
-    BLOCK_DIMS, PATCH, Profile, ProfileError, Sample, features, sample_patch, sample_square,
+    BLOCK_DIMS, Examples, GLARE_LEVELS, PATCH, Profile, ProfileError, Sample, features, glared,
+    sample_patch, sample_square,
 };
 use crate::geometry::{Homography, Point};
 use crate::labels::ScanResult;
@@ -20,6 +21,9 @@ use std::collections::HashSet;
 pub struct PhotoSamples {
     /// Tiles and empty cells.
     pub samples: Vec<Sample>,
+    /// The tiles (not the fountain) under each of [`GLARE_LEVELS`]: each variant with that
+    /// glare put on, interior and sides.
+    pub glared: Vec<Vec<Sample>>,
     /// Median distance between neighbouring tile centres, in table mm.
     pub pitch_mm: Option<f32>,
 }
@@ -183,6 +187,7 @@ pub fn photo_samples(
     let plane = find_plane(frame, marker_mm)?;
     let white = plane.as_ref().map_or([1.0; 3], |p| p.white);
     let mut samples = Vec::new();
+    let mut glared_samples: Vec<Vec<Sample>> = vec![Vec::new(); GLARE_LEVELS.len()];
     // Fixed seed: learning from the same photo gives the same profile.
     let mut rng = fastrand::Rng::with_seed(0x416c_6861_6d62_7261);
     let mut side_rng = fastrand::Rng::with_seed(0x5369_6465_7300_0001);
@@ -221,8 +226,23 @@ pub fn photo_samples(
                         // The sides from a variant of their own, as blurred or not (from
                         // a generator of their own: the interior's draws stay as they were).
                         let blur = if softened { 1.0 } else { 0.0 };
-                        let (patch, _) = variant(frame, &px, blur, SIDE_GROW, &mut side_rng)?;
-                        look.sides = features(&patch, white)?.sides;
+                        let (side_patch, _) = variant(frame, &px, blur, SIDE_GROW, &mut side_rng)?;
+                        look.sides = features(&side_patch, white)?.sides;
+                        if t.building != Building::Fountain {
+                            for (level, &strength) in GLARE_LEVELS.iter().enumerate() {
+                                let mut under = features(&glared(&patch, strength, white)?, white)?;
+                                under.sides =
+                                    features(&glared(&side_patch, strength, white)?, white)?.sides;
+                                glared_samples[level].push(Sample {
+                                    building: Some(t.building),
+                                    walls: t.walls,
+                                    features: under,
+                                    softened,
+                                    borrowed: false,
+                                    example: false,
+                                });
+                            }
+                        }
                         samples.push(Sample {
                             building: Some(t.building),
                             walls: t.walls,
@@ -374,7 +394,11 @@ pub fn photo_samples(
     }
     pitches.sort_by(f64::total_cmp);
     let pitch_mm = pitches.get(pitches.len() / 2).map(|p| *p as f32);
-    Ok(PhotoSamples { samples, pitch_mm })
+    Ok(PhotoSamples {
+        samples,
+        glared: glared_samples,
+        pitch_mm,
+    })
 }
 
 /// The tile pitch a profile learned from photos without markers assumes: the middle of
@@ -462,7 +486,22 @@ pub fn learn_profile_borrowing(
         .get(pitches.len() / 2)
         .copied()
         .unwrap_or(ASSUMED_PITCH_MM);
-    Profile::learn(&samples, pitch, photos.len() as u32).map(|profile| (profile, borrowed))
+    let mut profile = Profile::learn(&samples, pitch, photos.len() as u32)?;
+    // Under each glare: a profile of its own, without the nearest-example test (growth
+    // reads a cell under glare only once no plain look found a tile there). A level with
+    // too few tiles to learn from is left out, and the stronger ones with it.
+    for level in 0..GLARE_LEVELS.len() {
+        let under: Vec<Sample> = photos
+            .iter()
+            .flat_map(|p| p.glared.get(level).into_iter().flatten().cloned())
+            .collect();
+        let Ok(mut learned) = Profile::learn(&under, pitch, photos.len() as u32) else {
+            break;
+        };
+        learned.examples = Examples::default();
+        profile.glare.push(learned);
+    }
+    Ok((profile, borrowed))
 }
 
 #[cfg(test)]
