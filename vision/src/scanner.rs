@@ -1002,7 +1002,7 @@ impl<'a> View<'a> {
         if !self.inside(q) {
             return None;
         }
-        let f = self.features(q)?;
+        // The cheap test first: most cells asked about are not clipped.
         let patch = sample_patch(self.frame, q).ok()?;
         let bytes = patch.data_bytes().ok()?;
         let clipped = bytes
@@ -1012,6 +1012,7 @@ impl<'a> View<'a> {
         if (clipped as f32) < GLARE_CLIPPED * (bytes.len() / 3) as f32 {
             return None;
         }
+        let f = self.features(q)?;
         let black = black_level(&patch).ok()?;
         profile.glare_distance(&f, black, self.white)
     }
