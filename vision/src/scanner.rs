@@ -1637,9 +1637,13 @@ impl Scanner {
             table: None,
             candidates: Vec::new(),
         });
+        // Every whole reading made on the way: each is another look at the same tiles
+        // through a lattice fitted a little otherwise (see `fuse_looks`).
+        let mut looks: Vec<FoundAlhambra> = reading.alhambras.clone();
         if let Some(again) =
             self.adapted_reading(frame, &edges, through, markers, white, &reading)?
         {
+            looks.extend(again.iter().cloned());
             take_much_larger(&mut reading.alhambras, again);
         }
         // A lamp's pool or a vignette lights the table unevenly, and the tiles on it: the
@@ -1676,7 +1680,15 @@ impl Scanner {
         // The tiles read surely tell the photo's tone against the labelled photo's (a
         // camera's saturation and tone curve, which the marker paper's white cannot
         // show): well off it, the photo is read again in the profile's tone.
-        let toned = self.toned_reading(frame, &edges, through, markers, white, &mut alhambras)?;
+        let toned = self.toned_reading(
+            frame,
+            &edges,
+            through,
+            markers,
+            white,
+            &mut alhambras,
+            &mut looks,
+        )?;
         let frame = toned.as_ref().unwrap_or(frame);
         // The Alhambras read tell the light they are under: when those with tiles agree
         // it is well off the white balance, a fountain not anchored under the white balance
@@ -1691,6 +1703,7 @@ impl Scanner {
                 .read_table(frame, &edges, through, markers, white)?
                 .alhambras;
             tell_readings(format_args!("photo light {light:?}"), &again, &alhambras);
+            looks.extend(again.iter().cloned());
             // As many Alhambras grown and more tiles: the light the tiles agreed on let
             // more be read (fountains alone too: another player's first fountain).
             if grown(&again) >= grown(&alhambras) && count(&again) > count(&alhambras) {
@@ -1713,6 +1726,7 @@ impl Scanner {
                 let again = self
                     .read_table(frame, &edges, plane, markers, white)?
                     .alhambras;
+                looks.extend(again.iter().cloned());
                 // Only tiles around a fountain vouch for the cast: more fountains alone
                 // under it may be the cast making the table's art look like fountains.
                 if again.iter().any(|a| a.tiles.len() >= 2) && count(&again) > count(&alhambras) {
@@ -1729,8 +1743,10 @@ impl Scanner {
                 .read_table(even, &edges, through, markers, white)?
                 .alhambras;
             tell_readings("light made even", &again, &alhambras);
+            looks.extend(again.iter().cloned());
             take_larger(&mut alhambras, again);
         }
+        fuse_looks(&mut alhambras, &looks);
         one_per_player(&mut alhambras);
         each_printed_tile_once(&mut alhambras);
         for a in &mut alhambras {
@@ -1757,6 +1773,7 @@ impl Scanner {
     /// tone kept, if any. (Not only where a cell beside the tiles read would read as a
     /// tile in the new tone: that saved the time on hard photos but lost most of the
     /// gain on photos shot duller or brighter; see docs/eval.txt.)
+    #[allow(clippy::too_many_arguments)]
     fn toned_reading(
         &self,
         frame: &Mat,
@@ -1765,6 +1782,7 @@ impl Scanner {
         markers: bool,
         white: WhiteBalance,
         alhambras: &mut Vec<FoundAlhambra>,
+        looks: &mut Vec<FoundAlhambra>,
     ) -> Result<Option<Mat>, ScanError> {
         let (count, grown) = (joined_tiles, grown_alhambras);
         let mut kept: Option<Mat> = None;
@@ -1791,6 +1809,7 @@ impl Scanner {
                 .read_table(&toned, edges, through, markers, white)?
                 .alhambras;
             tell_readings("toned", &again, alhambras);
+            looks.extend(again.iter().cloned());
             if grown(&again) >= grown(alhambras) && count(&again) > count(alhambras) {
                 *alhambras = again;
                 kept = Some(toned);
@@ -4084,6 +4103,82 @@ fn take_larger(alhambras: &mut Vec<FoundAlhambra>, again: Vec<FoundAlhambra>) {
     });
 }
 
+/// Reads each tile's building and walls again from every look at it (`looks`: each whole
+/// reading of the photo made on the way): the mean of their catalogue pairs' scores and
+/// side odds, where they read the same building on the same cell within a quarter of a
+/// tile. Each look fitted its lattice a little otherwise, and a side's reading turns on
+/// where the quad's side lies to within 2% of a tile (see docs/eval.txt): one look's quad
+/// on the table beside an open side reads its shadow as a wall, the others' read it
+/// open. Tiles read under glare keep their own reading (another profile's scores), and
+/// so do tiles read as a pair the catalogue lacks.
+fn fuse_looks(alhambras: &mut [FoundAlhambra], looks: &[FoundAlhambra]) {
+    for a in alhambras.iter_mut() {
+        let fountain = a.fountain_px;
+        for t in &mut a.tiles {
+            if t.glare.is_some()
+                || t.reading.building == Building::Fountain
+                || !t.reading.in_catalogue
+            {
+                continue;
+            }
+            let Some(own) = &t.choices else { continue };
+            let (centre, size) = (quad_centre(&t.corners_px), quad_size(&t.corners_px));
+            let mut seen: Vec<[Point; 4]> = vec![t.corners_px];
+            let mut alike: Vec<&Choices> = vec![own];
+            for u in looks
+                .iter()
+                .filter(|l| dist(l.fountain_px, fountain) < 0.5 * size)
+                .flat_map(|l| &l.tiles)
+            {
+                let Some(c) = &u.choices else { continue };
+                let same = u.pos == t.pos
+                    && u.glare.is_none()
+                    && u.reading.building == t.reading.building
+                    && c.scored.len() == own.scored.len()
+                    && dist(quad_centre(&u.corners_px), centre) < 0.25 * size;
+                if same && !seen.contains(&u.corners_px) {
+                    seen.push(u.corners_px);
+                    alike.push(c);
+                }
+            }
+            if alike.len() < 2 {
+                continue;
+            }
+            let n = alike.len() as f32;
+            let mut fused = own.clone();
+            fused.scored = (0..own.scored.len())
+                .map(|k| alike.iter().map(|c| c.scored[k]).sum::<f32>() / n)
+                .collect();
+            fused.odds = std::array::from_fn(|s| alike.iter().map(|c| c.odds[s]).sum::<f32>() / n);
+            fused.building_odds = std::array::from_fn(|b| {
+                std::array::from_fn(|s| {
+                    alike.iter().map(|c| c.building_odds[b][s]).sum::<f32>() / n
+                })
+            });
+            // The pair read with each side on its own differs between looks: the
+            // fused reading stays in the catalogue, as the tile's own did.
+            fused.free_score = f32::NEG_INFINITY;
+            let reading = fused.reading();
+            if debugging() && reading.walls != t.reading.walls {
+                eprintln!(
+                    "tile {:?} at {:?}: {} looks fused, walls {:?} -> {:?} (bests {:?}, fused {})",
+                    t.pos,
+                    centre.map(|v| v.round()),
+                    alike.len(),
+                    t.reading.walls,
+                    reading.walls,
+                    alike.iter().map(|c| c.best()).collect::<Vec<_>>(),
+                    fused.best()
+                );
+            }
+            if reading.building == t.reading.building {
+                t.reading = reading;
+                t.choices = Some(fused);
+            }
+        }
+    }
+}
+
 /// Whether reading `again` of an Alhambra holds tiles on the cells `own` does and is
 /// [`SURER`] times surer of them (see [`certainty`]).
 fn far_surer(again: &FoundAlhambra, own: &FoundAlhambra) -> bool {
@@ -5510,6 +5605,90 @@ mod tests {
         let mut found = vec![unsure];
         take_larger(&mut found, vec![other]);
         assert_eq!(walls(&found), north);
+    }
+
+    /// What a look at a garden chooses from when its west side reads at log-odds `west`
+    /// of a wall and its other sides surely open: each catalogue pair scored by how its
+    /// walls agree with the sides (other buildings far behind).
+    fn garden_look(west: f32) -> Choices {
+        let odds = [-8.0, -8.0, -8.0, west];
+        let scored = crate::appearance::catalogue_pairs()
+            .iter()
+            .map(|(b, w)| match b {
+                Building::Garden => Side::ALL
+                    .iter()
+                    .map(|&s| {
+                        let o = odds[s as usize] / 2.0;
+                        if w.has(s) { o } else { -o }
+                    })
+                    .sum(),
+                _ => -100.0,
+            })
+            .collect();
+        let mut building_odds = [[0.0; 4]; 7];
+        building_odds[Building::Garden as usize] = odds;
+        Choices {
+            scored,
+            odds,
+            building_odds,
+            free: (Building::Garden, alhambra_engine::Walls::NONE),
+            free_score: 0.0,
+        }
+    }
+
+    /// `a` with its garden at (1, 0) read from `look`, the cell moved by `dx` px.
+    fn garden_read(mut a: FoundAlhambra, look: Choices, dx: f64) -> FoundAlhambra {
+        let t = &mut a.tiles[1];
+        t.reading = look.reading();
+        t.corners_px = t.corners_px.map(|[x, y]| [x + dx, y]);
+        t.choices = Some(look);
+        a
+    }
+
+    #[test]
+    fn a_side_is_read_from_every_look_at_its_tile() {
+        let west = |a: &FoundAlhambra| a.tiles[1].reading.walls.has(Side::West);
+        // Kept: the look whose quad took the table's shadow for a wall; two others, their
+        // lattices a pixel or two apart, read the side open.
+        let kept = garden_read(row(0.0, 3), garden_look(12.0), 0.0);
+        assert!(west(&kept));
+        let looks = vec![
+            kept.clone(),
+            garden_read(row(0.0, 3), garden_look(-6.0), 1.0),
+            garden_read(row(0.0, 3), garden_look(-9.0), -1.0),
+        ];
+        let mut found = vec![kept.clone()];
+        fuse_looks(&mut found, &looks);
+        assert!(!west(&found[0]));
+        let side = found[0].tiles[1].reading.side_confidence[Side::West as usize];
+        assert!(side > 0.5 && side < 0.9, "fused, a side in doubt: {side}");
+        // The kept look counted twice (it is among the looks) weighs as one.
+        let mut found = vec![kept.clone()];
+        fuse_looks(&mut found, &[kept.clone(), kept.clone(), looks[1].clone()]);
+        assert!(west(&found[0]));
+        // Looks at another cell (a third of a tile off), at another building or under
+        // glare say nothing of this tile.
+        let mut tower = garden_read(row(0.0, 3), garden_look(-9.0), 0.5);
+        tower.tiles[1].reading.building = Building::Tower;
+        let mut glared = garden_read(row(0.0, 3), garden_look(-9.0), 0.5);
+        glared.tiles[1].glare = Some(0);
+        let others = [
+            kept.clone(),
+            garden_read(row(0.0, 3), garden_look(-9.0), 3.5),
+            garden_read(row(0.0, 3), garden_look(-9.0), -3.5),
+            tower,
+            glared,
+        ];
+        let mut found = vec![kept.clone()];
+        fuse_looks(&mut found, &others);
+        assert!(west(&found[0]));
+        // Nor does another Alhambra's look (its fountain elsewhere).
+        let mut found = vec![kept.clone()];
+        fuse_looks(
+            &mut found,
+            &[garden_read(row(40.0, 3), garden_look(-9.0), -40.0)],
+        );
+        assert!(west(&found[0]));
     }
 
     #[test]
