@@ -8,13 +8,12 @@ use crate::appearance::{
     features, sample_patch,
 };
 use crate::geometry::{Homography, Point, UNIT_CELL};
-use crate::identity::one_of_each;
 use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile};
 use crate::outer_edge::{outer_edge_offset, side_moved};
 use crate::plane::{Plane, find_plane};
 use crate::tone::Tone;
 use alhambra_engine::{
-    Alhambra, Building, LayoutError, MOST_PLAYERS, Piece, Pos, Rule, Side, Walls, catalogue,
+    Alhambra, Building, LayoutError, MOST_PLAYERS, Piece, Pos, Side, Walls, catalogue,
 };
 use opencv::core::{Mat, Scalar, Size};
 use opencv::imgproc;
@@ -24,10 +23,20 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use thiserror::Error;
 
+mod game_limits;
 mod lattice;
+mod readings;
 mod table_colour;
 
+use game_limits::{
+    drop_doubtful_unreachable, each_printed_tile_once, joined_to_fountain, one_per_player,
+    within_catalogue,
+};
 use lattice::{Comb, axis_tilts, edge_profiles, gradients, lattice_directions, lattice_period};
+use readings::{
+    breaks_fewer_rules, contested, far_surer, fuse_looks, grown_alhambras, joined_tiles,
+    shared_light, take_larger, take_much_larger, tell_readings, tile_count, violations,
+};
 use table_colour::{TableColour, TableLight, table_colour, table_share_of};
 
 /// Why a frame could not be scanned.
@@ -391,14 +400,6 @@ const TONE_CONTRAST_OFF: f32 = 0.15;
 const ADAPTED_PRIOR: f32 = 2.0;
 /// The fewest tiles read surely that the profile is adapted to.
 const ADAPTED_LEAST: usize = 8;
-/// How many times surer of all its tiles (see [`certainty`]) another look's reading of an
-/// Alhambra on the same cells must be to replace the first: most second looks read the
-/// same tiles a little surer or less sure (dev normal photos: half within 1.1 times), and
-/// those that read a wall otherwise were as often wrong as right when up to 6 times surer.
-const SURER: f32 = 10.0;
-/// How many more tiles an Alhambra grown again under the adapted profile must have to
-/// replace the one read first (see `take_much_larger`).
-const ADAPTED_GAIN: usize = 2;
 
 /// When only lone fountains were read, the photo is read again under this many of the
 /// colour casts that fit the clearest fountain best. The fit is bumpy from cast to cast
@@ -1111,88 +1112,6 @@ fn settle(mut rings: Vec<Option<Vec<Proposal>>>) -> Vec<Option<Vec<Proposal>>> {
         });
     }
     rings
-}
-
-/// The rules an Alhambra as read breaks (see `Alhambra::check`); one for a layout the
-/// engine cannot even hold. A gap growth looked across (a hand over the Alhambra) breaks
-/// none: the tiles beyond it are unreachable, and the gap a hole, only as read.
-fn broken_rules(a: &FoundAlhambra) -> usize {
-    let Ok(layout) = a.layout() else {
-        return 1;
-    };
-    let gaps = a.covered_between();
-    if gaps.is_empty() {
-        return layout.check().len();
-    }
-    let joined = joined_to_fountain(&a.tiles);
-    layout
-        .check()
-        .iter()
-        .filter(|v| match v.rule {
-            Rule::Unreachable => joined.contains(&v.pos),
-            Rule::Hole => !gaps.contains(&v.pos),
-            _ => true,
-        })
-        .count()
-}
-
-/// The rules all of them break.
-fn violations(alhambras: &[FoundAlhambra]) -> usize {
-    alhambras.iter().map(broken_rules).sum()
-}
-
-/// Tiles in all.
-fn tile_count(alhambras: &[FoundAlhambra]) -> usize {
-    alhambras.iter().map(FoundAlhambra::joined).sum()
-}
-
-/// Whether reading `again` breaks fewer rules than `before` while keeping every Alhambra:
-/// one fewer proves nothing. (It may hold fewer tiles: asking for as many kept a tile read
-/// where the labels have none, on a held-out hard photo: 34 tiles breaking 3 rules
-/// against 32 breaking none.)
-fn breaks_fewer_rules(again: &[FoundAlhambra], before: &[FoundAlhambra]) -> bool {
-    violations(again) < violations(before) && again.len() >= before.len()
-}
-
-/// Whether some Alhambra breaks a rule with a tile beside another Alhambra's (centres
-/// within one and a half cells).
-fn contested(alhambras: &[FoundAlhambra]) -> bool {
-    alhambras.iter().enumerate().any(|(k, a)| {
-        broken_rules(a) > 0
-            && a.tiles.iter().any(|t| {
-                let (c, size) = (quad_centre(&t.corners_px), quad_size(&t.corners_px));
-                alhambras
-                    .iter()
-                    .enumerate()
-                    .filter(|&(o, _)| o != k)
-                    .flat_map(|(_, b)| &b.tiles)
-                    .any(|u| dist(c, quad_centre(&u.corners_px)) < 1.5 * size)
-            })
-    })
-}
-
-/// The light a photo's Alhambras agree on (the median of the gains of those with four
-/// tiles or more, per channel), when it is more than 5% off the white balance in some
-/// channel; `None` otherwise.
-fn shared_light(alhambras: &[FoundAlhambra]) -> Option<[f32; 3]> {
-    let lights: Vec<[f32; 3]> = alhambras
-        .iter()
-        .filter(|a| a.tiles.len() >= 4)
-        .map(|a| a.light)
-        .collect();
-    if lights.is_empty() {
-        return None;
-    }
-    let mut light = [1.0f32; 3];
-    for (k, l) in light.iter_mut().enumerate() {
-        let mut channel: Vec<f32> = lights.iter().map(|g| g[k]).collect();
-        channel.sort_by(f32::total_cmp);
-        *l = channel[channel.len() / 2];
-    }
-    light
-        .iter()
-        .any(|g| (g - 1.0).abs() > 0.05)
-        .then_some(light)
 }
 
 /// The visible table, straightened, at a few pixels per tile.
@@ -3799,207 +3718,6 @@ fn guesses_after(k: usize, ratio: f64, n: usize) -> Vec<usize> {
     }
 }
 
-/// How many tiles of `alhambras` are joined to their fountains (what readings of a photo
-/// are compared by).
-fn joined_tiles(alhambras: &[FoundAlhambra]) -> usize {
-    alhambras.iter().map(FoundAlhambra::joined).sum()
-}
-
-/// How many of `alhambras` grew a tile joined to their fountain.
-fn grown_alhambras(alhambras: &[FoundAlhambra]) -> usize {
-    alhambras.iter().filter(|a| a.joined() >= 2).count()
-}
-
-/// Says on stderr, when debugging, what reading `what` read against the one before.
-fn tell_readings(what: impl std::fmt::Display, again: &[FoundAlhambra], before: &[FoundAlhambra]) {
-    if debugging() {
-        eprintln!(
-            "{what}: {} Alhambras, {} tiles (was {}, {})",
-            grown_alhambras(again),
-            joined_tiles(again),
-            grown_alhambras(before),
-            joined_tiles(before)
-        );
-    }
-}
-
-/// Puts each Alhambra of `again` (read from the same fountains) in place of its own in
-/// `alhambras` where it has at least half as many tiles again and `ADAPTED_GAIN` more, and
-/// none on another's cells: a few tiles more are as often loose ones taken in. Not for a
-/// fountain read alone: no tile of its own vouched for how its tiles look.
-fn take_much_larger(alhambras: &mut Vec<FoundAlhambra>, again: Vec<FoundAlhambra>) {
-    take_where(alhambras, again, |own, larger| {
-        let m = larger.joined();
-        own.is_some_and(|own| {
-            let n = own.joined();
-            n >= 2 && m >= n + ADAPTED_GAIN && 2 * m >= 3 * n
-        })
-    });
-}
-
-/// Puts each Alhambra of `again` (read from another look at the same photo) in place of
-/// its own in `alhambras` where it has [`ADAPTED_GAIN`] tiles more (one more is as often a
-/// loose tile taken in, and its walls read otherwise), or one more and every tile of its
-/// own read alike (see [`extends`]), and adds those grown from a fountain `alhambras`
-/// lacks, none on another's cells: an Alhambra read no better keeps its reading.
-fn take_larger(alhambras: &mut Vec<FoundAlhambra>, again: Vec<FoundAlhambra>) {
-    take_where(alhambras, again, |own, larger| match own {
-        Some(own) => {
-            let (m, n) = (larger.joined(), own.joined());
-            m >= n + ADAPTED_GAIN || (m == n + 1 && extends(larger, own)) || far_surer(larger, own)
-        }
-        None => larger.joined() >= 2,
-    });
-}
-
-/// Reads each tile's building and walls again from every look at it (`looks`: each whole
-/// reading of the photo made on the way): the mean of their catalogue pairs' scores and
-/// side odds, where they read the same building on the same cell within a quarter of a
-/// tile. Each look fitted its lattice a little otherwise, and a side's reading turns on
-/// where the quad's side lies to within 2% of a tile (see docs/eval.txt): one look's quad
-/// on the table beside an open side reads its shadow as a wall, the others' read it
-/// open. Tiles read under glare keep their own reading (another profile's scores), and
-/// so do tiles read as a pair the catalogue lacks.
-fn fuse_looks(alhambras: &mut [FoundAlhambra], looks: &[FoundAlhambra]) {
-    for a in alhambras.iter_mut() {
-        let fountain = a.fountain_px;
-        for t in &mut a.tiles {
-            if t.glare.is_some()
-                || t.reading.building == Building::Fountain
-                || !t.reading.in_catalogue
-            {
-                continue;
-            }
-            let Some(own) = &t.choices else { continue };
-            let (centre, size) = (quad_centre(&t.corners_px), quad_size(&t.corners_px));
-            let mut seen: Vec<[Point; 4]> = vec![t.corners_px];
-            let mut alike: Vec<&Choices> = vec![own];
-            for u in looks
-                .iter()
-                .filter(|l| dist(l.fountain_px, fountain) < 0.5 * size)
-                .flat_map(|l| &l.tiles)
-            {
-                let Some(c) = &u.choices else { continue };
-                let same = u.pos == t.pos
-                    && u.glare.is_none()
-                    && u.reading.building == t.reading.building
-                    && c.scored.len() == own.scored.len()
-                    && dist(quad_centre(&u.corners_px), centre) < 0.25 * size;
-                if same && !seen.contains(&u.corners_px) {
-                    seen.push(u.corners_px);
-                    alike.push(c);
-                }
-            }
-            if alike.len() < 2 {
-                continue;
-            }
-            let n = alike.len() as f32;
-            let mut fused = own.clone();
-            fused.scored = (0..own.scored.len())
-                .map(|k| alike.iter().map(|c| c.scored[k]).sum::<f32>() / n)
-                .collect();
-            fused.odds = std::array::from_fn(|s| alike.iter().map(|c| c.odds[s]).sum::<f32>() / n);
-            fused.building_odds = std::array::from_fn(|b| {
-                std::array::from_fn(|s| {
-                    alike.iter().map(|c| c.building_odds[b][s]).sum::<f32>() / n
-                })
-            });
-            // The pair read with each side on its own differs between looks: the
-            // fused reading stays in the catalogue, as the tile's own did.
-            fused.free_score = f32::NEG_INFINITY;
-            let reading = fused.reading();
-            if debugging() && reading.walls != t.reading.walls {
-                eprintln!(
-                    "tile {:?} at {:?}: {} looks fused, walls {:?} -> {:?} (bests {:?}, fused {})",
-                    t.pos,
-                    centre.map(|v| v.round()),
-                    alike.len(),
-                    t.reading.walls,
-                    reading.walls,
-                    alike.iter().map(|c| c.best()).collect::<Vec<_>>(),
-                    fused.best()
-                );
-            }
-            if reading.building == t.reading.building {
-                t.reading = reading;
-                t.choices = Some(fused);
-            }
-        }
-    }
-}
-
-/// Whether reading `again` of an Alhambra holds tiles on the cells `own` does and is
-/// [`SURER`] times surer of them (see [`certainty`]).
-fn far_surer(again: &FoundAlhambra, own: &FoundAlhambra) -> bool {
-    let cells = |x: &FoundAlhambra| x.tiles.iter().map(|t| t.pos).collect::<BTreeSet<Pos>>();
-    cells(again) == cells(own) && certainty(again) > certainty(own) + SURER.ln()
-}
-
-/// How sure a reading of an Alhambra is of all its tiles: the log of the product of its
-/// tiles' confidences (building times the least sure side; a fountain's sides count
-/// for none).
-fn certainty(a: &FoundAlhambra) -> f32 {
-    a.tiles
-        .iter()
-        .map(|t| t.reading.confidence().max(1e-3).ln())
-        .sum()
-}
-
-/// Whether `larger` holds every tile of `own` on the same cell with the same building and
-/// walls: the other look read all that the first did, and saw more. A tile taken in that
-/// way changed no side of its neighbours, so it is no loose tile whose edge was read as
-/// theirs.
-fn extends(larger: &FoundAlhambra, own: &FoundAlhambra) -> bool {
-    let read: HashMap<Pos, (Building, Walls)> = larger
-        .tiles
-        .iter()
-        .map(|t| (t.pos, (t.reading.building, t.reading.walls)))
-        .collect();
-    own.tiles
-        .iter()
-        .all(|t| read.get(&t.pos) == Some(&(t.reading.building, t.reading.walls)))
-}
-
-/// Puts each Alhambra of `again` in place of its own in `alhambras` (the one whose
-/// fountain it grew from; added when there is none) where `better(own, it)` says so and
-/// none of its tiles lies on another's cells.
-fn take_where(
-    alhambras: &mut Vec<FoundAlhambra>,
-    again: Vec<FoundAlhambra>,
-    better: impl Fn(Option<&FoundAlhambra>, &FoundAlhambra) -> bool,
-) {
-    let centres = |a: &FoundAlhambra| -> Vec<(Point, f64)> {
-        a.tiles
-            .iter()
-            .map(|t| (quad_centre(&t.corners_px), quad_size(&t.corners_px)))
-            .collect()
-    };
-    for larger in again {
-        let own = alhambras.iter().position(|a| {
-            a.tiles.first().is_some_and(|f| {
-                dist(a.fountain_px, larger.fountain_px) < 0.5 * quad_size(&f.corners_px)
-            })
-        });
-        if !better(own.map(|k| &alhambras[k]), &larger) {
-            continue;
-        }
-        let mine = centres(&larger);
-        let overlaps = alhambras.iter().enumerate().any(|(o, other)| {
-            Some(o) != own
-                && centres(other)
-                    .iter()
-                    .any(|(c, size)| mine.iter().any(|(p, _)| dist(*p, *c) < 0.5 * size))
-        });
-        if overlaps {
-            continue;
-        }
-        match own {
-            Some(k) => alhambras[k] = larger,
-            None => alhambras.push(larger),
-        }
-    }
-}
-
 /// Re-anchors, in `anchors`, each fountain that grew no tile (per `growths`) and lies
 /// on a cell of another grown Alhambra's lattice with that Alhambra's tiles on two
 /// sides or more, on that lattice; whether any was.
@@ -4042,155 +3760,6 @@ fn anchor_on_neighbours(anchors: &mut [Homography], growths: &[Growth]) -> bool 
         }
     }
     moved
-}
-
-/// Reads no printed tile twice on one table (see [`one_of_each`]): where two tiles read as
-/// the same one, the one whose look gives up least is read as its best pair still free.
-fn each_printed_tile_once(alhambras: &mut [FoundAlhambra]) {
-    let read = {
-        let choices: Vec<Option<&Choices>> = alhambras
-            .iter()
-            .flat_map(|a| &a.tiles)
-            .map(|t| {
-                t.choices
-                    .as_ref()
-                    .filter(|_| t.reading.in_catalogue && t.reading.building != Building::Fountain)
-            })
-            .collect();
-        one_of_each(&choices)
-    };
-    for (t, k) in alhambras.iter_mut().flat_map(|a| &mut a.tiles).zip(read) {
-        if let (Some(c), Some(k)) = (&t.choices, k)
-            && k != c.best()
-        {
-            if debugging() {
-                eprintln!("tile at {:?}: read as another printed tile, {k}", t.pos);
-            }
-            // The table, not the look, decided what changed: an even confidence there (still
-            // one to look at again), not the look's near-certain "no".
-            let own = &t.reading;
-            let mut reading = c.reading_as(k);
-            for side in Side::ALL {
-                if reading.walls.has(side) != own.walls.has(side) {
-                    let p = &mut reading.side_confidence[side as usize];
-                    *p = p.max(0.5);
-                }
-            }
-            if reading.building != own.building {
-                reading.building_confidence = reading.building_confidence.max(0.5);
-            }
-            t.reading = reading;
-        }
-    }
-}
-
-/// Keeps no more Alhambras than a game has players: those with the most tiles, then the
-/// likeliest fountains (a profile whose fountain fits other buildings on a blurred photo
-/// found fourteen fountains, each alone, among three players' tiles).
-fn one_per_player(alhambras: &mut Vec<FoundAlhambra>) {
-    if alhambras.len() <= MOST_PLAYERS {
-        return;
-    }
-    let fountain_presence = |a: &FoundAlhambra| {
-        a.tiles
-            .iter()
-            .find(|t| t.pos == Pos::ORIGIN)
-            .map_or(f32::INFINITY, |t| t.presence)
-    };
-    let mut order: Vec<usize> = (0..alhambras.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (a, b) = (&alhambras[a], &alhambras[b]);
-        b.tiles
-            .len()
-            .cmp(&a.tiles.len())
-            .then(fountain_presence(a).total_cmp(&fountain_presence(b)))
-    });
-    let kept: HashSet<usize> = order.into_iter().take(MOST_PLAYERS).collect();
-    let mut k = 0;
-    alhambras.retain(|_| {
-        k += 1;
-        kept.contains(&(k - 1))
-    });
-}
-
-/// Drops what no Alhambra can hold: more tiles of a building than the game has (a table
-/// whose grain passes for one building grows a sheet of it from a lone fountain). Keeps
-/// the likeliest of each building up to the catalogue's count, then whatever still joins
-/// the fountain (at `Pos::ORIGIN`, never dropped) by sides.
-fn within_catalogue(tiles: &mut Vec<FoundTile>) {
-    let mut of_building: HashMap<Building, Vec<usize>> = HashMap::new();
-    for (k, t) in tiles.iter().enumerate() {
-        of_building.entry(t.reading.building).or_default().push(k);
-    }
-    let mut dropped: HashSet<usize> = HashSet::new();
-    for (building, mut ks) in of_building {
-        // The fountain is never dropped (growth already stops at another one; a tile read
-        // as a second fountain is a misreading, not a sheet).
-        if building == Building::Fountain {
-            continue;
-        }
-        let allowed = catalogue()
-            .iter()
-            .filter(|t| t.building == building)
-            .count();
-        if ks.len() > allowed {
-            ks.sort_by(|&a, &b| tiles[a].presence.total_cmp(&tiles[b].presence));
-            dropped.extend(ks[allowed..].iter().copied());
-        }
-    }
-    if dropped.is_empty() {
-        return;
-    }
-    *tiles = std::mem::take(tiles)
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| !dropped.contains(k))
-        .map(|(_, t)| t)
-        .collect();
-    keep_joined(tiles);
-}
-
-/// Keeps the tiles joined to the fountain (at `Pos::ORIGIN`) by full sides.
-fn keep_joined(tiles: &mut Vec<FoundTile>) {
-    let joined = joined_to_fountain(tiles);
-    tiles.retain(|t| joined.contains(&t.pos));
-}
-
-/// The cells of the tiles joined to the fountain (at `Pos::ORIGIN`) by full sides.
-fn joined_to_fountain(tiles: &[FoundTile]) -> HashSet<Pos> {
-    let cells: HashSet<Pos> = tiles.iter().map(|t| t.pos).collect();
-    let mut joined: HashSet<Pos> = HashSet::new();
-    let mut todo = vec![Pos::ORIGIN];
-    while let Some(p) = todo.pop() {
-        if cells.contains(&p) && joined.insert(p) {
-            todo.extend(Side::ALL.map(|s| p.neighbour(s)));
-        }
-    }
-    joined
-}
-
-/// Drops the tiles no way on foot reaches from the fountain (`Alhambra::check`) whose own
-/// look is past the profile's presence `limit`, then those no longer joined to the
-/// fountain. Such a tile was taken by growth's wider looks (a little off the lattice,
-/// deglared, reshaped) and the rules cannot explain it: on dev photos it was a loose tile
-/// or another player's beside the Alhambra far more often than a tile of its own. A tile
-/// that looks clearly like one stays, its broken rule shown to the players.
-fn drop_doubtful_unreachable(a: &mut FoundAlhambra, limit: f32) {
-    let Ok(layout) = a.layout() else {
-        return;
-    };
-    let unreachable: HashSet<Pos> = layout
-        .check()
-        .into_iter()
-        .filter(|v| v.rule == Rule::Unreachable)
-        .map(|v| v.pos)
-        .collect();
-    let before = a.tiles.len();
-    a.tiles
-        .retain(|t| !(unreachable.contains(&t.pos) && t.presence > limit));
-    if a.tiles.len() < before {
-        keep_joined(&mut a.tiles);
-    }
 }
 
 /// `q` reshaped to score best: its centre, and each of its two axes' direction and
@@ -4593,7 +4162,7 @@ mod tests {
     }
 
     /// A tile read at (x, y) as `building`, wall-less, at distance `presence`.
-    fn tile(x: i32, y: i32, building: Building, presence: f32) -> FoundTile {
+    pub(super) fn tile(x: i32, y: i32, building: Building, presence: f32) -> FoundTile {
         use crate::appearance::{BLOCK_DIMS, SIDE_DIMS};
         FoundTile {
             pos: Pos::new(x, y),
@@ -4617,7 +4186,7 @@ mod tests {
     }
 
     /// An Alhambra of `n` tiles in a row from its fountain at image x `x0`, cells 10 px.
-    fn row(x0: f64, n: i32) -> FoundAlhambra {
+    pub(super) fn row(x0: f64, n: i32) -> FoundAlhambra {
         let quad = |c: f64| {
             [
                 [c - 5.0, -5.0],
@@ -4703,323 +4272,6 @@ mod tests {
         // end, is beside one tile only.
         a.tiles.retain(|t| t.pos != Pos::new(2, 0));
         assert_eq!(a.covered_between(), vec![Pos::new(2, 0)]);
-    }
-
-    #[test]
-    fn an_alhambra_breaking_a_rule_beside_another_is_contested() {
-        // A garden walled towards its own fountain: a wall against an open side, and no
-        // way on foot to it.
-        let walled = |mut a: FoundAlhambra| {
-            a.tiles[1].reading.walls = alhambra_engine::Walls::NONE.with(Side::West);
-            a
-        };
-        assert_eq!(violations(&[row(0.0, 3), row(34.0, 2)]), 0);
-        assert!(violations(&[walled(row(0.0, 3)), row(34.0, 2)]) > 0);
-        // Beside another Alhambra (its fountain 1.4 cells from the last garden):
-        // contested only when a rule is broken.
-        assert!(!contested(&[row(0.0, 3), row(34.0, 2)]));
-        assert!(contested(&[walled(row(0.0, 3)), row(34.0, 2)]));
-        assert!(contested(&[row(34.0, 2), walled(row(0.0, 3))]));
-        // Far from every other: nothing to contest.
-        assert!(!contested(&[walled(row(0.0, 3)), row(1000.0, 2)]));
-        // The garden given to the other Alhambra: no rule broken, every tile kept.
-        let raced = [walled(row(0.0, 3)), row(34.0, 2)];
-        assert!(breaks_fewer_rules(&[row(0.0, 2), row(24.0, 3)], &raced));
-        // So is the garden left out (it may be no tile); losing an Alhambra is no better.
-        assert!(breaks_fewer_rules(&[row(0.0, 2), row(34.0, 2)], &raced));
-        assert!(!breaks_fewer_rules(&[row(34.0, 2)], &raced));
-        assert!(!breaks_fewer_rules(&raced, &raced));
-    }
-
-    #[test]
-    fn an_adapted_reading_replaces_only_a_much_larger_alhambra_on_cells_of_its_own() {
-        let sizes = |a: &[FoundAlhambra]| a.iter().map(|x| x.tiles.len()).collect::<Vec<_>>();
-        // Two tiles grown to twelve: taken. Twenty to twenty-four: a few more, kept as read.
-        let mut found = vec![row(0.0, 2), row(1000.0, 20)];
-        take_much_larger(&mut found, vec![row(0.0, 12), row(1000.0, 24)]);
-        assert_eq!(sizes(&found), vec![12, 20]);
-        // A fountain read alone vouches for nothing: kept alone.
-        let mut found = vec![row(0.0, 1)];
-        take_much_larger(&mut found, vec![row(0.0, 6)]);
-        assert_eq!(sizes(&found), vec![1]);
-        // Grown onto another Alhambra's tiles (the other's start at x = 60): kept as read.
-        let mut found = vec![row(0.0, 3), row(60.0, 4)];
-        take_much_larger(&mut found, vec![row(0.0, 9)]);
-        assert_eq!(sizes(&found), vec![3, 4]);
-    }
-
-    #[test]
-    fn a_reading_with_one_tile_more_replaces_its_own_only_when_it_read_the_rest_alike() {
-        let sizes = |a: &[FoundAlhambra]| a.iter().map(|x| x.tiles.len()).collect::<Vec<_>>();
-        // Two tiles more: taken, whatever the rest read.
-        let mut found = vec![row(0.0, 5)];
-        take_larger(&mut found, vec![row(0.0, 7)]);
-        assert_eq!(sizes(&found), vec![7]);
-        // One more, every other tile read alike: the other look saw all the first did.
-        let mut found = vec![row(0.0, 5)];
-        take_larger(&mut found, vec![row(0.0, 6)]);
-        assert_eq!(sizes(&found), vec![6]);
-        // One more, but a wall of the first reading read otherwise: kept as read first.
-        let mut found = vec![row(0.0, 5)];
-        let mut other = row(0.0, 6);
-        other.tiles[2].reading.walls = alhambra_engine::Walls::NONE.with(Side::North);
-        take_larger(&mut found, vec![other]);
-        assert_eq!(sizes(&found), vec![5]);
-        // One more, but a building of the first reading read otherwise: kept.
-        let mut own = row(0.0, 5);
-        own.tiles[4].reading.building = Building::Tower;
-        let mut found = vec![own];
-        take_larger(&mut found, vec![row(0.0, 6)]);
-        assert_eq!(sizes(&found), vec![5]);
-        // The same size: kept.
-        let mut found = vec![row(0.0, 5)];
-        take_larger(&mut found, vec![row(0.0, 5)]);
-        assert_eq!(sizes(&found), vec![5]);
-    }
-
-    #[test]
-    fn a_reading_of_the_same_cells_replaces_its_own_only_when_far_surer() {
-        let walls = |a: &[FoundAlhambra]| a[0].tiles[2].reading.walls;
-        let north = alhambra_engine::Walls::NONE.with(Side::North);
-        // The first reading unsure of a wall (confidence 0.002) the other look reads surely.
-        let mut unsure = row(0.0, 5);
-        unsure.tiles[2].reading.walls = north;
-        unsure.tiles[2].reading.side_confidence = [0.002, 0.9, 0.9, 0.9];
-        let mut found = vec![unsure.clone()];
-        take_larger(&mut found, vec![row(0.0, 5)]);
-        assert_eq!(walls(&found), alhambra_engine::Walls::NONE);
-        // Only a little surer (0.5 against 0.9 of the tiles as read): kept as read first.
-        unsure.tiles[2].reading.side_confidence = [0.5, 0.9, 0.9, 0.9];
-        let mut found = vec![unsure.clone()];
-        take_larger(&mut found, vec![row(0.0, 5)]);
-        assert_eq!(walls(&found), north);
-        // Far surer, but on other cells: kept.
-        unsure.tiles[2].reading.side_confidence = [0.002, 0.9, 0.9, 0.9];
-        let mut other = row(0.0, 5);
-        other.tiles[4].pos = Pos::new(3, 1);
-        let mut found = vec![unsure];
-        take_larger(&mut found, vec![other]);
-        assert_eq!(walls(&found), north);
-    }
-
-    /// What a look at a garden chooses from when its west side reads at log-odds `west`
-    /// of a wall and its other sides surely open: each catalogue pair scored by how its
-    /// walls agree with the sides (other buildings far behind).
-    fn garden_look(west: f32) -> Choices {
-        let odds = [-8.0, -8.0, -8.0, west];
-        let scored = crate::appearance::catalogue_pairs()
-            .iter()
-            .map(|(b, w)| match b {
-                Building::Garden => Side::ALL
-                    .iter()
-                    .map(|&s| {
-                        let o = odds[s as usize] / 2.0;
-                        if w.has(s) { o } else { -o }
-                    })
-                    .sum(),
-                _ => -100.0,
-            })
-            .collect();
-        let mut building_odds = [[0.0; 4]; 7];
-        building_odds[Building::Garden as usize] = odds;
-        Choices {
-            scored,
-            odds,
-            building_odds,
-            free: (Building::Garden, alhambra_engine::Walls::NONE),
-            free_score: 0.0,
-        }
-    }
-
-    /// `a` with its garden at (1, 0) read from `look`, the cell moved by `dx` px.
-    fn garden_read(mut a: FoundAlhambra, look: Choices, dx: f64) -> FoundAlhambra {
-        let t = &mut a.tiles[1];
-        t.reading = look.reading();
-        t.corners_px = t.corners_px.map(|[x, y]| [x + dx, y]);
-        t.choices = Some(look);
-        a
-    }
-
-    #[test]
-    fn a_side_is_read_from_every_look_at_its_tile() {
-        let west = |a: &FoundAlhambra| a.tiles[1].reading.walls.has(Side::West);
-        // Kept: the look whose quad took the table's shadow for a wall; two others, their
-        // lattices a pixel or two apart, read the side open.
-        let kept = garden_read(row(0.0, 3), garden_look(12.0), 0.0);
-        assert!(west(&kept));
-        let looks = vec![
-            kept.clone(),
-            garden_read(row(0.0, 3), garden_look(-6.0), 1.0),
-            garden_read(row(0.0, 3), garden_look(-9.0), -1.0),
-        ];
-        let mut found = vec![kept.clone()];
-        fuse_looks(&mut found, &looks);
-        assert!(!west(&found[0]));
-        let side = found[0].tiles[1].reading.side_confidence[Side::West as usize];
-        assert!(side > 0.5 && side < 0.9, "fused, a side in doubt: {side}");
-        // The kept look counted twice (it is among the looks) weighs as one.
-        let mut found = vec![kept.clone()];
-        fuse_looks(&mut found, &[kept.clone(), kept.clone(), looks[1].clone()]);
-        assert!(west(&found[0]));
-        // Looks at another cell (a third of a tile off), at another building or under
-        // glare say nothing of this tile.
-        let mut tower = garden_read(row(0.0, 3), garden_look(-9.0), 0.5);
-        tower.tiles[1].reading.building = Building::Tower;
-        let mut glared = garden_read(row(0.0, 3), garden_look(-9.0), 0.5);
-        glared.tiles[1].glare = Some(0);
-        let others = [
-            kept.clone(),
-            garden_read(row(0.0, 3), garden_look(-9.0), 3.5),
-            garden_read(row(0.0, 3), garden_look(-9.0), -3.5),
-            tower,
-            glared,
-        ];
-        let mut found = vec![kept.clone()];
-        fuse_looks(&mut found, &others);
-        assert!(west(&found[0]));
-        // Nor does another Alhambra's look (its fountain elsewhere).
-        let mut found = vec![kept.clone()];
-        fuse_looks(
-            &mut found,
-            &[garden_read(row(40.0, 3), garden_look(-9.0), -40.0)],
-        );
-        assert!(west(&found[0]));
-    }
-
-    #[test]
-    fn a_table_keeps_no_more_alhambras_than_a_game_has_players() {
-        // Eight fountains read: two grown, six alone, one of which fits best.
-        let alhambra = |k: usize, tiles: usize, fountain: f32| FoundAlhambra {
-            fountain_px: [k as f64, 0.0],
-            grid: Homography::IDENTITY,
-            tiles: (0..tiles as i32)
-                .map(|x| {
-                    let b = if x == 0 {
-                        Building::Fountain
-                    } else {
-                        Building::Garden
-                    };
-                    tile(x, 0, b, if x == 0 { fountain } else { 1.0 })
-                })
-                .collect(),
-            light: [1.0; 3],
-            looked_across: Vec::new(),
-        };
-        let mut found: Vec<FoundAlhambra> = (0..8)
-            .map(|k| match k {
-                2 => alhambra(k, 5, 2.0),
-                5 => alhambra(k, 3, 2.0),
-                6 => alhambra(k, 1, 0.5),
-                _ => alhambra(k, 1, 1.0 + k as f32 * 0.1),
-            })
-            .collect();
-        one_per_player(&mut found);
-        let kept: Vec<usize> = found.iter().map(|a| a.fountain_px[0] as usize).collect();
-        // The grown ones, then the lone fountains that fit best, in the order read.
-        assert_eq!(kept, vec![0, 1, 2, 3, 5, 6]);
-        // Six or fewer: all stay.
-        let mut few: Vec<FoundAlhambra> = (0..3).map(|k| alhambra(k, 1, 1.0)).collect();
-        one_per_player(&mut few);
-        assert_eq!(few.len(), 3);
-    }
-
-    #[test]
-    fn a_doubtful_tile_walled_off_from_the_fountain_is_dropped_a_clear_one_stays() {
-        let walled = |mut t: FoundTile, walls: Walls| {
-            t.reading.walls = walls;
-            t
-        };
-        let limit = 3.0;
-        // Fountain, a garden east of it walled on its east side, and beyond that wall a
-        // tower walled on its west side (unreachable), with a pavilion beyond the tower.
-        let layout = |tower_presence: f32, pavilion_presence: f32| {
-            vec![
-                tile(0, 0, Building::Fountain, 0.5),
-                walled(
-                    tile(1, 0, Building::Garden, 1.0),
-                    Walls::NONE.with(Side::East),
-                ),
-                walled(
-                    tile(2, 0, Building::Tower, tower_presence),
-                    Walls::NONE.with(Side::West),
-                ),
-                tile(3, 0, Building::Pavilion, pavilion_presence),
-            ]
-        };
-        let cells = |tiles: Vec<FoundTile>| -> Vec<i32> {
-            let mut a = FoundAlhambra {
-                fountain_px: [0.0; 2],
-                grid: Homography::IDENTITY,
-                tiles,
-                light: [1.0; 3],
-                looked_across: Vec::new(),
-            };
-            drop_doubtful_unreachable(&mut a, limit);
-            a.tiles.iter().map(|t| t.pos.x).collect()
-        };
-        // The tower looks past the limit: it goes, and the pavilion joined only through it.
-        assert_eq!(cells(layout(4.0, 1.0)), vec![0, 1]);
-        // The tower looks clearly like a tile: the reading stands, broken rule and all.
-        assert_eq!(cells(layout(2.0, 1.0)), vec![0, 1, 2, 3]);
-        // The pavilion alone is doubtful: it goes, the clear tower stays.
-        assert_eq!(cells(layout(2.0, 4.0)), vec![0, 1, 2]);
-        // A doubtful tile the fountain reaches is not the rules' business.
-        assert_eq!(
-            cells(vec![
-                tile(0, 0, Building::Fountain, 0.5),
-                tile(1, 0, Building::Garden, 4.0),
-            ]),
-            vec![0, 1]
-        );
-    }
-
-    #[test]
-    fn an_alhambra_keeps_no_more_of_a_building_than_the_game_has() {
-        let chambers = catalogue()
-            .iter()
-            .filter(|t| t.building == Building::Chambers)
-            .count();
-        // A fountain, a garden west of it, and a row of chambers east of it, one more than
-        // the game has; the one nearest the fountain looks least like one.
-        let mut tiles = vec![
-            tile(0, 0, Building::Fountain, 0.5),
-            tile(-1, 0, Building::Garden, 0.5),
-        ];
-        for x in 1..=chambers as i32 + 1 {
-            tiles.push(tile(
-                x,
-                0,
-                Building::Chambers,
-                if x == 1 { 2.0 } else { 1.0 },
-            ));
-        }
-        within_catalogue(&mut tiles);
-        // Dropping the least likely cuts the row off the fountain: only what joins stays.
-        let mut left: Vec<(i32, i32)> = tiles.iter().map(|t| (t.pos.x, t.pos.y)).collect();
-        left.sort_unstable();
-        assert_eq!(left, vec![(-1, 0), (0, 0)]);
-        // A tile misread as a second fountain is left to the reading, and the fountain
-        // always stays.
-        let mut tiles = vec![
-            tile(0, 0, Building::Fountain, 3.0),
-            tile(1, 0, Building::Fountain, 0.5),
-            tile(2, 0, Building::Garden, 1.0),
-        ];
-        within_catalogue(&mut tiles);
-        assert_eq!(tiles.len(), 3);
-        // Within the catalogue, nothing is dropped.
-        let mut tiles: Vec<FoundTile> = (0..=chambers as i32)
-            .map(|x| {
-                let b = if x == 0 {
-                    Building::Fountain
-                } else {
-                    Building::Chambers
-                };
-                tile(x, 0, b, 1.0)
-            })
-            .collect();
-        within_catalogue(&mut tiles);
-        assert_eq!(tiles.len(), chambers + 1);
     }
 
     #[test]
