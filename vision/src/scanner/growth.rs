@@ -1,0 +1,1116 @@
+//! Growing each Alhambra from its fountain, ring by ring: every cell beside the tiles
+//! found that lines up with the grid and looks like a tile joins, the grid is fitted again
+//! after each ring, and all Alhambras grow at once so that a cell between two goes to the
+//! one that reaches it first. Then each is read, building and walls, on its final grid.
+
+use super::*;
+
+/// A cell's offset from another, in cells.
+type Offset = (i32, i32);
+
+/// Indices of a corner of one quad and the corner of another that meets it.
+type CornerPair = (usize, usize);
+
+/// An Alhambra being grown from its fountain, ring by ring.
+pub(super) struct Growth {
+    /// Grid coordinates to image pixels, refitted after every ring.
+    pub(super) grid: Homography,
+    /// The image quad of every cell found so far.
+    pub(super) quads: BTreeMap<(i32, i32), [Point; 4]>,
+    /// Cells already looked at or queued.
+    pub(super) seen: HashSet<(i32, i32)>,
+    /// The cells to look at in the next ring.
+    pub(super) frontier: Vec<(i32, i32)>,
+    /// Cells queued beyond covered ones (see [`COVERED_CROSSED`]): how many covered cells
+    /// in a row lie between them and a tile found.
+    pub(super) beyond: HashMap<(i32, i32), u8>,
+    /// Covered cells met and not looked across yet (see [`Growth::cross_covered`]).
+    pub(super) covered: Vec<(i32, i32)>,
+    /// Covered cells looked across.
+    pub(super) looked_across: Vec<(i32, i32)>,
+}
+
+/// A cell one ring of growth would take: where, its quad, and how far it reads from the
+/// profile's tiles (its presence distance); or, `covered`, a cell growth looks across.
+pub(super) struct Proposal {
+    cell: (i32, i32),
+    quad: [Point; 4],
+    distance: f32,
+    covered: bool,
+    /// Covered cells crossed to reach it (see [`COVERED_CROSSED`]).
+    crossed: u8,
+}
+
+impl Growth {
+    /// Takes the cells of one ring (see [`Scanner::ring`]), queues their neighbours within
+    /// `reach` not looked at yet, and refits the grid to every cell found so far.
+    fn commit(&mut self, ring: Vec<Proposal>, reach: i32) {
+        let mut next = Vec::new();
+        for Proposal {
+            cell: (i, j),
+            quad,
+            covered,
+            ..
+        } in ring
+        {
+            if covered {
+                self.covered.push((i, j));
+                continue;
+            }
+            self.quads.insert((i, j), quad);
+            // Tiles grown from one reached across covered cells are held to the same
+            // doubt (see `ring`): a chain beyond a hand may run into another's tiles.
+            let crossed = self.beyond.get(&(i, j)).copied().unwrap_or(0);
+            // Tiles join by full sides; across a corner lies another Alhambra as often
+            // as an illegally placed tile.
+            for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                let n = (i + di, j + dj);
+                if n.0.abs() <= reach && n.1.abs() <= reach && self.seen.insert(n) {
+                    next.push(n);
+                    if crossed > 0 {
+                        self.beyond.insert(n, crossed);
+                    }
+                }
+            }
+        }
+        // Refit the grid to every cell found so far.
+        let mut from = Vec::with_capacity(self.quads.len() * 4);
+        let mut to = Vec::with_capacity(self.quads.len() * 4);
+        for (&(i, j), q) in &self.quads {
+            let (i, j) = (f64::from(i), f64::from(j));
+            from.extend([
+                [i - 0.5, j - 0.5],
+                [i + 0.5, j - 0.5],
+                [i + 0.5, j + 0.5],
+                [i - 0.5, j + 0.5],
+            ]);
+            to.extend_from_slice(q);
+        }
+        if let Some(fitted) = Homography::fit(&from, &to) {
+            self.grid = fitted;
+        }
+        self.frontier = next;
+    }
+
+    /// Whether quad `q` for cell (i, j) shares a side with a cell found beside it: both
+    /// ends of the side within a fifth of a cell of that cell's (tiles laid by hand, and
+    /// cells found on a blurred, tilted photo, do not meet exactly).
+    fn abuts(&self, (i, j): (i32, i32), q: &[Point; 4]) -> bool {
+        let size = quad_size(q);
+        // Per neighbour: its offset, then the pairs (corner of q, corner of the neighbour)
+        // that meet (corners run (-,-), (+,-), (+,+), (-,+) in grid coordinates).
+        let sides: [(Offset, [CornerPair; 2]); 4] = [
+            ((1, 0), [(1, 0), (2, 3)]),
+            ((-1, 0), [(0, 1), (3, 2)]),
+            ((0, 1), [(3, 0), (2, 1)]),
+            ((0, -1), [(0, 3), (1, 2)]),
+        ];
+        sides.iter().any(|&((di, dj), pairs)| {
+            self.quads
+                .get(&(i + di, j + dj))
+                .is_some_and(|n| pairs.iter().all(|&(a, b)| dist(q[a], n[b]) <= 0.2 * size))
+        })
+    }
+
+    /// Once growth has nothing left to look at: queues the cells beyond the covered ones
+    /// met (neighbours not found, each looked at again on the grid as it now stands),
+    /// each covered cell once. Looking across only then keeps a cell from being looked at
+    /// early, on the first rings' rough grid, for a tile misread there. A fountain that
+    /// found no tile beside it does not look across: its grid is unproven (a lattice
+    /// turned wrong reads no neighbour), and a lone fountain is anchored again later.
+    /// False when there is nothing to look across.
+    fn cross_covered(&mut self, reach: i32) -> bool {
+        if self.quads.len() < 2 {
+            self.covered.clear();
+            return false;
+        }
+        let mut next = Vec::new();
+        for (i, j) in std::mem::take(&mut self.covered) {
+            if self.quads.contains_key(&(i, j)) {
+                continue;
+            }
+            self.looked_across.push((i, j));
+            let crossed = self.beyond.get(&(i, j)).copied().unwrap_or(0) + 1;
+            for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                let n = (i + di, j + dj);
+                let queued = next.contains(&n) || self.beyond.contains_key(&n);
+                if n.0.abs() <= reach
+                    && n.1.abs() <= reach
+                    && !self.quads.contains_key(&n)
+                    && !queued
+                {
+                    self.seen.insert(n);
+                    self.beyond.insert(n, crossed);
+                    next.push(n);
+                }
+            }
+        }
+        self.frontier = next;
+        !self.frontier.is_empty()
+    }
+
+    fn new(grid: Homography) -> Growth {
+        Growth {
+            grid,
+            quads: BTreeMap::new(),
+            seen: HashSet::from([(0, 0)]),
+            frontier: vec![(0, 0)],
+            beyond: HashMap::new(),
+            covered: Vec::new(),
+            looked_across: Vec::new(),
+        }
+    }
+}
+
+/// The fountains' image centres of the Alhambras other than `k`.
+fn others_fountains(growths: &[Growth], k: usize) -> Vec<Point> {
+    growths
+        .iter()
+        .enumerate()
+        .filter(|&(o, _)| o != k)
+        .filter_map(|(_, g)| g.quads.get(&(0, 0)).map(quad_centre))
+        .collect()
+}
+
+/// Every cell the Alhambras other than `k` hold: centre and size.
+fn others_cells(growths: &[Growth], k: usize) -> Vec<(Point, f64)> {
+    growths
+        .iter()
+        .enumerate()
+        .filter(|&(o, _)| o != k)
+        .flat_map(|(_, g)| g.quads.values().map(|q| (quad_centre(q), quad_size(q))))
+        .collect()
+}
+
+/// The rings of several Alhambras grown at once, with each cell two of them would take
+/// left to the one that reads it nearer a tile (the first Alhambra on a tie); a cell one
+/// only looks across (covered) contests none, and one reached across covered cells
+/// yields to one reached beside a tile.
+fn settle(mut rings: Vec<Option<Vec<Proposal>>>) -> Vec<Option<Vec<Proposal>>> {
+    let rank = |p: &Proposal| (p.crossed > 0, p.distance);
+    let all: Vec<(usize, Point, f64, (bool, f32))> = rings
+        .iter()
+        .enumerate()
+        .filter_map(|(k, r)| r.as_ref().map(|r| (k, r)))
+        .flat_map(|(k, r)| {
+            r.iter()
+                .filter(|p| !p.covered)
+                .map(move |p| (k, quad_centre(&p.quad), quad_size(&p.quad), rank(p)))
+        })
+        .collect();
+    for (k, ring) in rings.iter_mut().enumerate() {
+        let Some(ring) = ring else { continue };
+        ring.retain(|p| {
+            let c = quad_centre(&p.quad);
+            let mine = rank(p);
+            !all.iter().any(|&(o, oc, size, theirs)| {
+                o != k && dist(oc, c) < 0.5 * size && (theirs < mine || (theirs == mine && o < k))
+            })
+        });
+    }
+    rings
+}
+
+/// Re-anchors, in `anchors`, each fountain that grew no tile (per `growths`) and lies
+/// on a cell of another grown Alhambra's lattice with that Alhambra's tiles on two
+/// sides or more, on that lattice; whether any was.
+fn anchor_on_neighbours(anchors: &mut [Homography], growths: &[Growth]) -> bool {
+    let mut moved = false;
+    for (b, grown) in growths.iter().enumerate() {
+        let Some(fountain) = grown.quads.get(&(0, 0)).map(quad_centre) else {
+            continue;
+        };
+        if grown.quads.len() > 1 {
+            continue;
+        }
+        for (a, other) in growths.iter().enumerate() {
+            if a == b || other.quads.len() < 2 {
+                continue;
+            }
+            let Some(g) = other.grid.inverse().and_then(|inv| inv.apply(fountain)) else {
+                continue;
+            };
+            let (i, j) = (g[0].round(), g[1].round());
+            let (ci, cj) = (i as i32, j as i32);
+            // Among the other's tiles on two sides or more (a fountain alone beside an
+            // Alhambra touches it on one).
+            let beside = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+                .iter()
+                .filter(|(di, dj)| other.quads.contains_key(&(ci + di, cj + dj)))
+                .count();
+            if debugging() {
+                eprintln!("fountain at {fountain:?}: {beside} sides beside another's tiles");
+            }
+            if (g[0] - i).hypot(g[1] - j) > 0.2 || other.quads.contains_key(&(ci, cj)) || beside < 2
+            {
+                continue;
+            }
+            if let Some(anchor) = anchors.get_mut(b) {
+                *anchor = other.grid.after(&Homography::translation(i, j));
+                moved = true;
+            }
+            break;
+        }
+    }
+    moved
+}
+
+impl Scanner {
+    /// Grows an Alhambra from each fountain of `anchors` (a fountain that grew nothing
+    /// among another's tiles is anchored again on that one's lattice, in `anchors`) and
+    /// reads it, under the light its tiles tell.
+    pub(super) fn grow_from(
+        &self,
+        view: &mut View<'_>,
+        anchors: &mut [Homography],
+    ) -> Vec<FoundAlhambra> {
+        let debug = debugging();
+        // Fountains are claimed for anchoring only: growth decides the cells.
+        view.claimed.clear();
+        view.fountains.clear();
+        // All Alhambras grow a ring at a time, each seeing the others' cells as taken:
+        // a cell between two goes to the one that reaches it first, and when two reach
+        // it in the same ring, to the one that reads it more like a tile (the other's
+        // lattice sees a neighbour's tile turned and shifted).
+        let reach = self.options.max_reach;
+        let grow_all = |view: &mut View<'_>, anchors: &[Homography]| -> Vec<Growth> {
+            let mut growths: Vec<Growth> = anchors.iter().copied().map(Growth::new).collect();
+            loop {
+                let mut rings: Vec<Option<Vec<Proposal>>> = Vec::with_capacity(growths.len());
+                for k in 0..growths.len() {
+                    view.claimed = others_cells(&growths, k);
+                    view.fountains = others_fountains(&growths, k);
+                    rings.push(self.ring(view, &growths[k]));
+                }
+                if rings.iter().all(Option::is_none) {
+                    // Nothing left to look at: look across covered cells, all at once.
+                    let mut crossing = false;
+                    for g in &mut growths {
+                        crossing |= g.cross_covered(reach);
+                    }
+                    if crossing {
+                        continue;
+                    }
+                    break;
+                }
+                for (g, ring) in growths.iter_mut().zip(settle(rings)) {
+                    if let Some(ring) = ring {
+                        g.commit(ring, reach);
+                    }
+                }
+            }
+            growths
+        };
+        let mut growths = grow_all(view, anchors);
+        // A fountain that grew nothing, lying on a cell of another Alhambra's lattice among
+        // its tiles, was anchored on a lattice turned wrong (tiles all round confuse the
+        // comb), and the other grew into its tiles: anchor it on that lattice and grow all
+        // again, so that each reaches its own tiles first.
+        if anchor_on_neighbours(anchors, &growths) {
+            if debug {
+                eprintln!("fountains anchored again on a neighbour's lattice");
+            }
+            growths = grow_all(view, anchors);
+        }
+        let largest = |growths: &[Growth]| {
+            growths
+                .iter()
+                .filter(|g| g.quads.len() >= PLANE_TILES)
+                .max_by_key(|g| g.quads.len())
+                .map(|g| g.grid)
+        };
+        view.plane_grid = largest(&growths);
+        // A fountain that grew alone may sit on a lattice turned wrong (the comb misled
+        // by the art, a neighbour's borders or the table's grain): on the largest
+        // Alhambra's plane the pitch is known, and only the turn is left to find; without
+        // one, the turn and the size are looked for around its own cell.
+        // So may one that grew a few tiles on a lattice that is no square of the plane's
+        // (a lopsided comb: periods 15% apart): it is anchored again on the plane.
+        let mut turned = false;
+        for k in 0..growths.len() {
+            view.claimed = others_cells(&growths, k);
+            view.fountains = others_fountains(&growths, k);
+            let grown = &growths[k];
+            let off_plane = (2..PLANE_TILES).contains(&grown.quads.len())
+                && view.plane_grid.is_some_and(|plane| {
+                    plane_fit(&plane, &grown.quads).is_none_or(|(_, m)| m > PLANE_OFF)
+                });
+            let again = if off_plane {
+                grown
+                    .quads
+                    .get(&(0, 0))
+                    .and_then(|q| self.fountain_on_plane(view, quad_centre(q)))
+            } else {
+                self.turn_lone_fountain(view, grown)
+            };
+            if let Some(grid) = again
+                && let Some(anchor) = anchors.get_mut(k)
+            {
+                *anchor = grid;
+                turned = true;
+            }
+        }
+        if turned {
+            if debug {
+                eprintln!("fountains grown alone turned");
+            }
+            growths = grow_all(view, anchors);
+            view.plane_grid = largest(&growths);
+        }
+        let alhambras = self.finish_all(view, &growths);
+        // The race gives a cell between two Alhambras to the one that reaches it first: a
+        // fountain laid beside another player's far tiles takes them. Where that left some
+        // Alhambra breaking the rules beside another, grow them again one after the
+        // other, largest first, and keep that reading if it breaks fewer rules.
+        if !contested(&alhambras) {
+            return alhambras;
+        }
+        let mut order: Vec<usize> = (0..growths.len()).collect();
+        order.sort_by_key(|&k| std::cmp::Reverse(growths[k].quads.len()));
+        let mut apart: Vec<Growth> = anchors.iter().copied().map(Growth::new).collect();
+        // The fountains first, so that none is taken by an Alhambra grown before it.
+        for k in 0..apart.len() {
+            view.claimed = others_cells(&apart, k);
+            view.fountains = others_fountains(&apart, k);
+            self.grow_ring(view, &mut apart[k]);
+        }
+        for &k in &order {
+            view.claimed = others_cells(&apart, k);
+            view.fountains = others_fountains(&apart, k);
+            while self.grow_ring(view, &mut apart[k]) {}
+        }
+        let again = self.finish_all(view, &apart);
+        if debug {
+            eprintln!(
+                "grown one after the other: {} broken rules, {} tiles (raced: {}, {})",
+                violations(&again),
+                tile_count(&again),
+                violations(&alhambras),
+                tile_count(&alhambras)
+            );
+        }
+        if breaks_fewer_rules(&again, &alhambras) {
+            again
+        } else {
+            alhambras
+        }
+    }
+
+    /// Reads every grown Alhambra on its final grid (see [`Scanner::finish`]), each under
+    /// the light its own tiles call for.
+    fn finish_all(&self, view: &mut View<'_>, growths: &[Growth]) -> Vec<FoundAlhambra> {
+        let debug = debugging();
+        let mut alhambras: Vec<FoundAlhambra> = Vec::new();
+        for k in 0..growths.len() {
+            view.claimed = others_cells(growths, k);
+            view.fountains = others_fountains(growths, k);
+            if let Some(mut found) = self.finish(view, &growths[k]) {
+                // The light on this Alhambra: if its tiles, read as what they are, say the
+                // colours are off from the profile's, read it again with them corrected
+                // (what the marker paper cannot tell: a warm lamp, a coloured shadow).
+                // Twice: the first correction, from the few tiles found under the wrong
+                // light, lets more tiles be found, which tell the light better.
+                let plain = view.white;
+                let mut gains = [1.0f32; 3];
+                // A fountain found alone: its tiles may be there under a light the
+                // profile's colours do not match (the tiles' gains cannot be measured
+                // from tiles not found). If some light makes its neighbours tiles, grow
+                // again under it.
+                if found.tiles.len() == 1
+                    && let Some(cast) = self.neighbours_cast(view, &found.grid)
+                {
+                    view.white = [plain[0] * cast[0], plain[1] * cast[1], plain[2] * cast[2]];
+                    if let Some(again) = self.grow(view, found.grid)
+                        && again.joined() > found.joined()
+                    {
+                        found = again;
+                        gains = cast;
+                    } else {
+                        view.white = plain;
+                    }
+                }
+                for _ in 0..2 {
+                    let more = self.profile.colour_gains(
+                        found
+                            .tiles
+                            .iter()
+                            .filter(|t| t.glare.is_none())
+                            .map(|t| (&t.features, &t.reading)),
+                    );
+                    if more.iter().all(|g| (g - 1.0).abs() <= 0.003) {
+                        break;
+                    }
+                    gains = [gains[0] * more[0], gains[1] * more[1], gains[2] * more[2]];
+                    view.white = [
+                        plain[0] * gains[0],
+                        plain[1] * gains[1],
+                        plain[2] * gains[2],
+                    ];
+                    let again = self.grow(view, found.grid);
+                    if let Some(again) = again
+                        && again.joined() >= found.joined()
+                    {
+                        found = again;
+                    }
+                }
+                view.white = plain;
+                found.light = gains;
+                if debug {
+                    eprintln!(
+                        "fountain at {:?}: {} tiles, gains {gains:?}",
+                        found.fountain_px,
+                        found.tiles.len()
+                    );
+                }
+                alhambras.push(found);
+            }
+        }
+        alhambras
+    }
+
+    /// Grows the Alhambra from its fountain alone (other Alhambras' cells, in
+    /// `view.claimed`, are not taken) and reads it: see `grow_ring` and `finish`.
+    pub(super) fn grow(&self, view: &View<'_>, start: Homography) -> Option<FoundAlhambra> {
+        let mut g = Growth::new(start);
+        // No Alhambra holds more than every tile of the game: past that, growth is a
+        // look-alike sheet (see `within_catalogue`).
+        while g.quads.len() <= catalogue().len()
+            && (self.grow_ring(view, &mut g) || g.cross_covered(self.options.max_reach))
+        {}
+        self.finish(view, &g)
+    }
+
+    /// One ring of growth: every frontier cell that lines up with the grid and looks like
+    /// a tile joins, then the grid is refitted to every tile found (so perspective and
+    /// lens bending are followed). False when nothing is left to look at.
+    fn grow_ring(&self, view: &View<'_>, g: &mut Growth) -> bool {
+        let Some(ring) = self.ring(view, g) else {
+            return false;
+        };
+        g.commit(ring, self.options.max_reach);
+        true
+    }
+
+    /// The cells the next ring of growth would take (see [`Scanner::grow_ring`]), in the
+    /// frontier's order; `None` when there is no frontier.
+    pub(super) fn ring(&self, view: &View<'_>, g: &Growth) -> Option<Vec<Proposal>> {
+        if g.frontier.is_empty() {
+            return None;
+        }
+        let mut ring = Vec::new();
+        for &(i, j) in &g.frontier {
+            // Read where the grid (averaged over every cell found) predicts the cell,
+            // around it, and where its borders are: the best-looking quad counts.
+            // A clear tile where the grid predicts it needs only a small look around
+            // (to keep the grid true); otherwise search wider before giving up.
+            let limit = self.profile.presence_limit;
+            let clear = cell_quad(&g.grid, f64::from(i), f64::from(j))
+                .filter(|q| view.inside(q))
+                .and_then(|q| view.features(&q))
+                .is_some_and(|f| self.profile.tile_distance(&f) <= CLEAR_SHARE * limit);
+            let first = if clear {
+                view.best_reading(&self.profile, &g.grid, (i, j), (0.05, &PLUS), None)
+            } else {
+                let edge = view.align(&g.grid, i, j).map(|(q, _)| q);
+                view.best_reading(&self.profile, &g.grid, (i, j), (0.05, &SQUARE), edge)
+            };
+            let Some((mut quad, mut features, mut presence)) = first else {
+                if debugging() {
+                    eprintln!("cell {i},{j}: no reading");
+                }
+                continue;
+            };
+            // Not a tile there? Look a little further if it came close: the grid is least
+            // sure on the first rings.
+            if !presence.0
+                && presence.1 < 2.0 * limit
+                && let Some((q, f, p)) =
+                    view.best_reading(&self.profile, &g.grid, (i, j), (0.12, &SQUARE), None)
+                && p.0
+            {
+                (quad, features, presence) = (q, f, p);
+            }
+            // Still not: the grid, one fit over the whole Alhambra, may have drifted off a
+            // bent row far from the fountain. The tile beside it, found, tells where this
+            // one lies: one cell on along its own axes.
+            if !presence.0 {
+                for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                    let Some(n) = g.quads.get(&(i - di, j - dj)) else {
+                        continue;
+                    };
+                    let Some(local) = beside(n, (di, dj)) else {
+                        continue;
+                    };
+                    if let Some((q, f, p)) =
+                        view.best_reading(&self.profile, &local, (0, 0), (0.05, &SQUARE), None)
+                        && p.0
+                        && p.1 < presence.1
+                    {
+                        (quad, features, presence) = (q, f, p);
+                    }
+                }
+            }
+            // Still not, but not far: glare may have washed it out (which leaves the table
+            // around Alhambras no more tile-like, measured on dev photos). A bright patch
+            // on the table takes tiles to 1.7 limits and more.
+            if !presence.0
+                && presence.1 <= 2.0 * limit
+                && let Some((f, p, _)) = view.deglared_reading(&self.profile, &quad)
+                && p.0
+            {
+                (features, presence) = (f, p);
+            }
+            // Still not, but close: the grid may have it turned or sheared a little. A tile
+            // of this Alhambra then shares a side with one found (a loose tile or another
+            // Alhambra's, reshaped, may look as good but lies apart).
+            if !presence.0
+                && presence.1 <= 1.5 * limit
+                && let Some((q, f, p)) = view.reshaped_reading(
+                    &self.profile,
+                    &quad,
+                    (RESHAPE_GROWING.0 * limit, RESHAPE_GROWING.1),
+                )
+                && p.0
+                && g.abuts((i, j), &q)
+            {
+                (quad, features, presence) = (q, f, p);
+            }
+            // Still not: glare may have clipped it past taking off (a clipped channel has
+            // lost its value): its building under glare, put on the labelled tiles, may
+            // still show.
+            if !presence.0
+                && let Some((q, _, d)) = view.glare_reading(&self.profile, &quad)
+                && let Some(f) = view.features(&q)
+            {
+                (quad, features, presence) = (q, f, (true, d));
+            }
+            if debugging() {
+                let c = quad_centre(&quad);
+                let per: Vec<String> = self
+                    .profile
+                    .buildings
+                    .iter()
+                    .map(|g| {
+                        g.as_ref().map_or("-".into(), |g| {
+                            format!(
+                                "{:.1}",
+                                (0..4)
+                                    .map(|t| g.distance(&features.turned(t).blocks))
+                                    .fold(f32::INFINITY, f32::min)
+                            )
+                        })
+                    })
+                    .collect();
+                eprintln!(
+                    "cell {i},{j} at [{:.0},{:.0}] presence {presence:?} per {per:?}",
+                    c[0], c[1]
+                );
+            }
+            // Another fountain is another player's Alhambra: growth stops there.
+            let other_fountain = (i, j) != (0, 0) && self.fountain_margin(&features) > 0.0;
+            if view.taken(&quad) || other_fountain {
+                continue;
+            }
+            // Beyond a covered cell only a clear tile on the grid joins: a loose tile
+            // lies beyond the bare table, not beyond a hand.
+            // Beyond a covered cell, a tile beside another Alhambra's, or nearer another
+            // fountain than its own, is as likely theirs.
+            let crossed = g.beyond.get(&(i, j)).copied().unwrap_or(0);
+            let theirs = || {
+                let c = quad_centre(&quad);
+                let own = g
+                    .quads
+                    .get(&(0, 0))
+                    .map_or(0.0, |f| dist(quad_centre(f), c));
+                view.beside_taken(&quad) || view.fountains.iter().any(|&f| dist(f, c) < own)
+            };
+            let joins = (i, j) == (0, 0) || (presence.0 && (crossed == 0 || !theirs()));
+            let covered = !joins && crossed < COVERED_CROSSED && view.covered(&quad);
+            if debugging() && joins && crossed > 0 {
+                let c = quad_centre(&quad);
+                eprintln!(
+                    "cell {i},{j} at [{:.0},{:.0}] joins beyond {crossed} covered at {:.2}",
+                    c[0], c[1], presence.1
+                );
+            }
+            if debugging() && covered {
+                let c = quad_centre(&quad);
+                eprintln!(
+                    "cell {i},{j} at [{:.0},{:.0}] covered (table share {:.2}, crossed {crossed})",
+                    c[0],
+                    c[1],
+                    view.table_share(&quad)
+                );
+            }
+            if !joins && !covered {
+                continue;
+            }
+            ring.push(Proposal {
+                cell: (i, j),
+                quad,
+                distance: presence.1,
+                covered,
+                crossed,
+            });
+        }
+        Some(ring)
+    }
+
+    /// Reads again each of `sides` (sides of cell quad `quad` facing no cell of its
+    /// Alhambra) whose quad side lies well inside its tile, through the quad with that
+    /// side moved out onto the tile's edge (see [`outer_edge`](crate::outer_edge)): `f`'s
+    /// side features are replaced when the side then looks about as much like some tile's
+    /// side, walled or open, as before (a cut wall reads as a typical open side; what
+    /// lies outside a tile's face, its thickness seen at a slant, reads as no side at all).
+    /// `profile` judges that (the profile under glare for a cell read under it).
+    #[allow(clippy::too_many_arguments)]
+    fn read_on_tile_edges(
+        &self,
+        view: &View<'_>,
+        profile: &Profile,
+        quad: &[Point; 4],
+        f: &mut CellFeatures,
+        glare: Option<f32>,
+        focus: Focus,
+        sides: &[Side],
+    ) {
+        let Some(table) = view
+            .table
+            .as_ref()
+            .map(|t| t.near(view.white, quad_centre(quad)))
+        else {
+            return;
+        };
+        let fit = profile.side_fit(f, focus);
+        for &side in sides {
+            let k = side as usize;
+            let found = outer_edge_offset(view.frame, quad, side, view.white, Some(table));
+            if debugging() {
+                eprintln!(
+                    "side {side:?} of the cell at {:?}: edge {found:?}",
+                    quad_centre(quad).map(|v| v.round())
+                );
+            }
+            let Some(offset) = found.filter(|&o| o > EDGE_CUT) else {
+                continue;
+            };
+            let Some(sides) = side_moved(quad, side, offset + EDGE_MARGIN)
+                .and_then(|moved| view.side_features(&moved, glare))
+            else {
+                continue;
+            };
+            let mut moved = f.clone();
+            moved.sides[k] = sides[k];
+            let now = profile.side_fit(&moved, focus)[k];
+            if debugging() {
+                eprintln!(
+                    "side {side:?} of the cell at {:?}: edge {offset:.3} out, fit {:.1} -> {now:.1}",
+                    quad_centre(quad).map(|v| v.round()),
+                    fit[k]
+                );
+            }
+            if now > fit[k] - EDGE_FIT_LOSS {
+                f.sides[k] = sides[k];
+            }
+        }
+    }
+
+    /// Reads every cell of a grown Alhambra on its final grid, in the orientation that
+    /// fits the tiles best.
+    fn finish(&self, view: &View<'_>, g: &Growth) -> Option<FoundAlhambra> {
+        let quads = &g.quads;
+        let own = match view.plane_grid {
+            Some(plane) if (2..=SMALL_ALHAMBRA).contains(&quads.len()) => {
+                on_shared_plane(&plane, quads).unwrap_or(g.grid)
+            }
+            _ => g.grid,
+        };
+        let grid = refine_on_seams(view.edges, own, quads.keys().copied());
+        // Final reading on the refitted grid.
+        let mut cells: BTreeMap<(i32, i32), (CellFeatures, [Point; 4])> = BTreeMap::new();
+        let mut glares: HashMap<(i32, i32), Option<f32>> = HashMap::new();
+        // Cells read against the tiles under glare: the level, and the distance there.
+        let mut washed: HashMap<(i32, i32), (usize, f32)> = HashMap::new();
+        for &(i, j) in quads.keys() {
+            if let Some((quad, mut f, p)) =
+                view.best_reading(&self.profile, &grid, (i, j), (0.015, &SQUARE), None)
+            {
+                // A tile grown under glare is read with the glare taken off.
+                let mut glare = None;
+                let mut deglared_tile = false;
+                if p.1 > self.profile.presence_limit
+                    && let Some((g, q, share)) = view.deglared_reading(&self.profile, &quad)
+                    && q.1 < p.1
+                {
+                    f = g;
+                    glare = Some(share);
+                    deglared_tile = q.0;
+                }
+                // Read as no tile either way: read against the tiles under glare, the
+                // interior as it is where it matches best, the sides as they are on the
+                // grid's cell (on the quad fitted to the interior they read worse). Not
+                // the fountain's cell: the glare profiles have no fountain.
+                if !p.0
+                    && !deglared_tile
+                    && (i, j) != (0, 0)
+                    && let Some((q, level, d)) = view.glare_reading(&self.profile, &quad)
+                    && let Some(inside) = view.features(&q)
+                    && let Some(here) = view.features(&quad)
+                {
+                    f = CellFeatures {
+                        sides: here.sides,
+                        ..inside
+                    };
+                    glare = None;
+                    if debugging() {
+                        let c = quad_centre(&q);
+                        eprintln!(
+                            "washed cell at [{:.0},{:.0}]: level {level}, distance {d:.2} table {:.2}",
+                            c[0],
+                            c[1],
+                            view.table_share(&q)
+                        );
+                    }
+                    washed.insert((i, j), (level, d));
+                }
+                cells.insert((i, j), (f, quad));
+                glares.insert((i, j), glare);
+            }
+        }
+        // The profile each cell is read with.
+        let profile_of = |cell: &(i32, i32)| -> &Profile {
+            washed
+                .get(cell)
+                .and_then(|&(level, _)| self.profile.glare.get(level))
+                .unwrap_or(&self.profile)
+        };
+        if !cells.contains_key(&(0, 0)) {
+            return None;
+        }
+        let focus = self.profile.focus_of(cells.values().map(|(f, _)| f));
+        for (&(i, j), (f, quad)) in cells.iter_mut() {
+            let glare = glares.get(&(i, j)).copied().flatten();
+            let profile = profile_of(&(i, j));
+            let outer: Vec<Side> = Side::ALL
+                .into_iter()
+                .filter(|&s| {
+                    let n = Pos::new(i, j).neighbour(s);
+                    !quads.contains_key(&(n.x, n.y))
+                })
+                .collect();
+            self.read_on_tile_edges(view, profile, quad, f, glare, focus, &outer);
+        }
+        // The upright orientation: the quarter turn under which the tiles look most like
+        // some building.
+        let turn_score = |t: u8| -> f32 {
+            cells
+                .iter()
+                .map(|(cell, (f, _))| {
+                    profile_of(cell)
+                        .building_scores(&f.turned(t))
+                        .iter()
+                        .copied()
+                        .fold(f32::NEG_INFINITY, f32::max)
+                })
+                .sum()
+        };
+        let turn = (0..4u8)
+            .max_by(|&a, &b| turn_score(a).total_cmp(&turn_score(b)))
+            .unwrap_or(0);
+        let mut tiles = Vec::with_capacity(cells.len());
+        // Each tile's profile, in the order of `tiles`.
+        let mut profiles: Vec<&Profile> = Vec::with_capacity(cells.len());
+        for (&(i, j), (f, q)) in &cells {
+            let profile = profile_of(&(i, j));
+            profiles.push(profile);
+            let reading = profile.read(&f.turned(turn), focus);
+            let pos = (0..turn).fold(Pos::new(i, j), |p, _| p.rotated_clockwise());
+            let k = usize::from(turn);
+            let corners_px = [
+                q[(4 - k) % 4],
+                q[(5 - k) % 4],
+                q[(6 - k) % 4],
+                q[(7 - k) % 4],
+            ];
+            let presence = match washed.get(&(i, j)) {
+                Some(&(_, d)) => d,
+                None => self.profile.presence(f).1,
+            };
+            tiles.push(FoundTile {
+                pos,
+                reading,
+                corners_px,
+                presence,
+                features: f.turned(turn),
+                choices: None,
+                glare: washed.get(&(i, j)).map(|&(level, _)| level),
+            });
+        }
+        // A side shared by two tiles is seen twice: an unsure reading leans on its
+        // neighbour's (a real mismatch, seen clearly on both tiles, still shows).
+        let index: HashMap<Pos, usize> =
+            tiles.iter().enumerate().map(|(k, t)| (t.pos, k)).collect();
+        let hints: Vec<[f32; 4]> = tiles
+            .iter()
+            .map(|t| {
+                let mut h = [0f32; 4];
+                for side in Side::ALL {
+                    if let Some(&n) = index.get(&t.pos.neighbour(side)) {
+                        let other = &tiles[n].reading;
+                        let opposite = side.opposite();
+                        let c = other.side_confidence[opposite as usize].clamp(0.5, 0.98);
+                        let odds = (c / (1.0 - c)).ln();
+                        h[side as usize] = if other.walls.has(opposite) {
+                            odds
+                        } else {
+                            -odds
+                        };
+                    }
+                }
+                h
+            })
+            .collect();
+        for ((t, h), profile) in tiles.iter_mut().zip(&hints).zip(&profiles) {
+            let choices = profile.choices(&t.features, h, focus);
+            t.reading = choices.reading();
+            if debugging() {
+                let best = choices.best();
+                eprintln!(
+                    "tile {:?} at {:?}: {:?} {:?}, wall log-odds {:?} (hints {:?}), best pair {} {:?} score {:.1}, best free {:?} {:.1}",
+                    t.pos,
+                    quad_centre(&t.corners_px).map(|v| v.round()),
+                    t.reading.building,
+                    t.reading.walls,
+                    choices.odds.map(|o| (o * 10.0).round() / 10.0),
+                    h.map(|o| (o * 10.0).round() / 10.0),
+                    best,
+                    crate::appearance::catalogue_pairs().get(best),
+                    choices.scored[best],
+                    choices.free,
+                    choices.free_score
+                );
+            }
+            t.choices = Some(choices);
+        }
+        // The fountain is (0, 0) by definition: if the cell read as the fountain is another
+        // one (the search anchored on a look-alike next to it), renumber from it; with no
+        // fountain read at all, this is not an Alhambra.
+        let fountain = tiles
+            .iter()
+            .filter(|t| t.reading.building == Building::Fountain)
+            .min_by_key(|t| (t.pos.x.abs() + t.pos.y.abs(), t.pos))
+            .map(|t| t.pos)?;
+        let lattice_fountain = (0..(4 - turn) % 4).fold(fountain, |p, _| p.rotated_clockwise());
+        for t in &mut tiles {
+            t.pos = Pos::new(t.pos.x - fountain.x, t.pos.y - fountain.y);
+        }
+        within_catalogue(&mut tiles);
+        tiles.sort_by_key(|t| (t.pos != Pos::ORIGIN, t.pos));
+        let fountain_px =
+            grid.apply([f64::from(lattice_fountain.x), f64::from(lattice_fountain.y)])?;
+        let looked_across = g
+            .looked_across
+            .iter()
+            .map(|&(i, j)| {
+                let p = (0..turn).fold(Pos::new(i, j), |p, _| p.rotated_clockwise());
+                Pos::new(p.x - fountain.x, p.y - fountain.y)
+            })
+            .collect();
+        Some(FoundAlhambra {
+            fountain_px,
+            grid,
+            tiles,
+            light: [1.0; 3],
+            looked_across,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scanner::tests::{cell_at, corner_error};
+
+    #[test]
+    fn a_cell_two_alhambras_reach_in_one_ring_goes_to_the_one_that_reads_it_better() {
+        let proposal = |cell: (i32, i32), at: Point, turn: f64, distance: f32| Proposal {
+            cell,
+            quad: cell_at(at, turn),
+            distance,
+            covered: false,
+            crossed: 0,
+        };
+        // The first Alhambra reaches a neighbour's tile turned on its lattice and a tile of
+        // its own; the second reaches that tile square on its own lattice, a few pixels
+        // off, and another cell that none contests.
+        let rings = vec![
+            Some(vec![
+                proposal((-1, 0), [100.0, 100.0], 0.6, 2.7),
+                proposal((1, 0), [300.0, 100.0], 0.0, 0.5),
+            ]),
+            None,
+            Some(vec![
+                proposal((0, -1), [108.0, 104.0], 0.0, 1.5),
+                proposal((0, 1), [100.0, 300.0], 0.0, 2.9),
+            ]),
+        ];
+        let cells = |ring: &Option<Vec<Proposal>>| -> Vec<(i32, i32)> {
+            ring.iter().flatten().map(|p| p.cell).collect()
+        };
+        let settled = settle(rings);
+        assert_eq!(cells(&settled[0]), vec![(1, 0)]);
+        assert!(settled[1].is_none());
+        assert_eq!(cells(&settled[2]), vec![(0, -1), (0, 1)]);
+        // Read alike, the first Alhambra keeps it.
+        let tie = settle(vec![
+            Some(vec![proposal((-1, 0), [100.0, 100.0], 0.0, 1.0)]),
+            Some(vec![proposal((0, -1), [105.0, 100.0], 0.0, 1.0)]),
+        ]);
+        assert_eq!(cells(&tie[0]), vec![(-1, 0)]);
+        assert!(cells(&tie[1]).is_empty());
+    }
+
+    #[test]
+    fn growth_looks_across_a_covered_cell_only_once_nothing_else_is_left() {
+        let cell = |i: i32| cell_at([40.0 * f64::from(i), 0.0], 0.0);
+        let proposal = |i: i32, covered: bool| Proposal {
+            cell: (i, 0),
+            quad: cell(i),
+            distance: 1.0,
+            covered,
+            crossed: 0,
+        };
+        let mut g = Growth::new(Homography::IDENTITY);
+        g.commit(vec![proposal(0, false)], 10);
+        // (1, 0) covered: nothing queued beyond it while the fountain's other neighbours
+        // are still to be looked at.
+        g.commit(vec![proposal(1, true)], 10);
+        assert!(g.frontier.is_empty());
+        assert!(!g.seen.contains(&(2, 0)));
+        // A fountain alone does not look across (its grid is unproven).
+        assert!(!g.cross_covered(10));
+        let mut g = Growth::new(Homography::IDENTITY);
+        g.commit(vec![proposal(0, false)], 10);
+        g.commit(vec![proposal(-1, false), proposal(1, true)], 10);
+        g.frontier.clear();
+        // Then across it: its neighbours not found, one covered cell crossed.
+        assert!(g.cross_covered(10));
+        let mut queued = g.frontier.clone();
+        queued.sort();
+        assert_eq!(queued, vec![(1, -1), (1, 1), (2, 0)]);
+        assert!(queued.iter().all(|c| g.beyond.get(c) == Some(&1)));
+        // A tile found beyond passes the doubt on to the cells grown from it.
+        g.commit(vec![proposal(2, false)], 10);
+        assert_eq!(g.beyond.get(&(3, 0)), Some(&1));
+        // A second covered cell in a row is crossed as the second.
+        let mut g = Growth::new(Homography::IDENTITY);
+        g.commit(vec![proposal(0, false)], 10);
+        g.commit(vec![proposal(-1, false), proposal(1, true)], 10);
+        assert!(g.cross_covered(10));
+        g.commit(vec![proposal(2, true)], 10);
+        assert!(g.cross_covered(10));
+        assert_eq!(g.beyond.get(&(3, 0)), Some(&2));
+        // Each covered cell is looked across once.
+        g.frontier.clear();
+        assert!(!g.cross_covered(10));
+        assert_eq!(g.looked_across, vec![(1, 0), (2, 0)]);
+    }
+
+    #[test]
+    fn a_cell_abuts_only_when_it_shares_a_side_with_a_found_one() {
+        let mut growth = Growth::new(Homography::IDENTITY);
+        growth.quads.insert((0, 0), cell_at([200.0, 200.0], 0.0));
+        // East of (0, 0), two pixels off: shares its side.
+        assert!(growth.abuts((1, 0), &cell_at([242.0, 201.0], 0.0)));
+        // A loose tile a quarter of a cell away, or turned 25 degrees about its centre.
+        assert!(!growth.abuts((1, 0), &cell_at([250.0, 200.0], 0.0)));
+        assert!(!growth.abuts((1, 0), &cell_at([240.0, 200.0], 0.45)));
+        // South of (0, 0) (grid y grows downwards here) and north of it.
+        assert!(growth.abuts((0, 1), &cell_at([200.0, 240.0], 0.0)));
+        assert!(growth.abuts((0, -1), &cell_at([201.0, 160.0], 0.0)));
+        // No cell found beside it.
+        assert!(!growth.abuts((2, 0), &cell_at([280.0, 200.0], 0.0)));
+    }
+
+    #[test]
+    fn the_cell_beside_a_tile_follows_that_tile_on_a_tilted_plane_and_on_a_bent_row() {
+        // A tilted table: the cell beside is where the plane puts it, in every direction.
+        let plane = Homography::from_quads(
+            &UNIT_CELL,
+            &[
+                [400.0, 300.0],
+                [470.0, 302.0],
+                [474.0, 360.0],
+                [398.0, 357.0],
+            ],
+        )
+        .expect("a plane");
+        let q = cell_quad(&plane, 2.0, -1.0).expect("a cell");
+        for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let got = beside(&q, (di, dj))
+                .and_then(|h| cell_quad(&h, 0.0, 0.0))
+                .expect("a cell beside");
+            let want = cell_quad(&plane, f64::from(2 + di), f64::from(dj - 1)).expect("a cell");
+            assert!(corner_error(&got, &want) < 1e-6, "{got:?} against {want:?}");
+        }
+        // A row bending by 3 degrees a tile: one grid fitted over the first five tiles
+        // puts the sixth over a quarter of a tile off, the fifth tile within a twentieth.
+        let mut growth = Growth::new(Homography::IDENTITY);
+        let (mut at, mut turn, pitch) = ([100.0, 300.0], 0.0f64, 40.0);
+        let mut row = Vec::new();
+        for i in 0..6 {
+            row.push(cell_at(at, turn));
+            if i < 5 {
+                growth.commit(
+                    vec![Proposal {
+                        cell: (i, 0),
+                        quad: cell_at(at, turn),
+                        distance: 0.0,
+                        covered: false,
+                        crossed: 0,
+                    }],
+                    10,
+                );
+            }
+            at = [at[0] + pitch * turn.cos(), at[1] + pitch * turn.sin()];
+            turn += 3f64.to_radians();
+        }
+        let sixth = row[5];
+        let by_grid = cell_quad(&growth.grid, 5.0, 0.0).expect("a cell");
+        let by_tile = beside(&row[4], (1, 0))
+            .and_then(|h| cell_quad(&h, 0.0, 0.0))
+            .expect("a cell beside");
+        assert!(corner_error(&by_grid, &sixth) > 0.25 * pitch);
+        assert!(corner_error(&by_tile, &sixth) < 0.05 * pitch);
+    }
+
+    #[test]
+    fn a_fountain_among_anothers_tiles_is_anchored_on_that_lattice_and_one_beside_is_not() {
+        // Alhambra A: 40-pixel cells from (200, 200), tiles at (0, 0) and around (2, 1).
+        let a_grid = Homography([[40.0, 0.0, 200.0], [0.0, 40.0, 200.0], [0.0, 0.0, 1.0]]);
+        let mut a = Growth::new(a_grid);
+        for cell in [(0, 0), (1, 0), (2, 0), (1, 1), (3, 1), (0, 2)] {
+            let c = [
+                200.0 + 40.0 * f64::from(cell.0),
+                200.0 + 40.0 * f64::from(cell.1),
+            ];
+            a.quads.insert(cell, cell_at(c, 0.0));
+        }
+        // A fountain alone at A's cell (2, 1), tiles of A on three sides, its own lattice
+        // turned 30 degrees; another alone at (-1, 2), A's tile on one side.
+        let among = Homography([[34.6, -20.0, 280.0], [20.0, 34.6, 240.0], [0.0, 0.0, 1.0]]);
+        let beside = Homography([[34.6, -20.0, 160.0], [20.0, 34.6, 280.0], [0.0, 0.0, 1.0]]);
+        let alone = |grid: Homography| {
+            let mut g = Growth::new(grid);
+            let centre = [grid.0[0][2], grid.0[1][2]];
+            g.quads.insert((0, 0), cell_at(centre, 0.52));
+            g
+        };
+        let growths = vec![a, alone(among), alone(beside)];
+        let mut anchors = vec![a_grid, among, beside];
+        assert!(anchor_on_neighbours(&mut anchors, &growths));
+        assert_eq!(anchors[0], a_grid);
+        assert_eq!(anchors[1], a_grid.after(&Homography::translation(2.0, 1.0)));
+        assert_eq!(anchors[2], beside);
+    }
+}
