@@ -678,11 +678,7 @@ impl Scanner {
 
     /// The fountain within three cells of the grid's (0, 0): the cell that reads most
     /// clearly as the fountain, read carefully (see [`Scanner::fountain_cell`]).
-    fn fountain_near(
-        &self,
-        view: &View<'_>,
-        grid: &Homography,
-    ) -> Option<(f32, Homography)> {
+    fn fountain_near(&self, view: &View<'_>, grid: &Homography) -> Option<(f32, Homography)> {
         const REACH: i32 = 3;
         let mut pick: Option<(f32, (i32, i32))> = None;
         for j in -REACH..=REACH {
@@ -716,11 +712,7 @@ impl Scanner {
     /// fountain more clearly than as anything else. Small, soft tiles can show stronger
     /// lines inside than on their borders, which puts the phase half a tile off: those
     /// shifts are tried too.
-    fn anchor_fountain(
-        &self,
-        view: &View<'_>,
-        grid: &Homography,
-    ) -> Option<(f32, Homography)> {
+    fn anchor_fountain(&self, view: &View<'_>, grid: &Homography) -> Option<(f32, Homography)> {
         for (sx, sy) in [(0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5)] {
             let shifted = grid.after(&Homography::translation(sx, sy));
             if let Some(found) = self.fountain_cell(view, &shifted) {
@@ -875,11 +867,7 @@ impl Scanner {
     /// Among the 3x3 cells around the grid's (0, 0), the one that reads most clearly as the
     /// fountain (by how much the fountain beats every building), and the grid anchored on
     /// it.
-    fn fountain_cell(
-        &self,
-        view: &View<'_>,
-        grid: &Homography,
-    ) -> Option<(f32, Homography)> {
+    fn fountain_cell(&self, view: &View<'_>, grid: &Homography) -> Option<(f32, Homography)> {
         let margin = |f: &CellFeatures| self.fountain_margin(f);
         // One look at each of the 3x3 cells as the grid predicts them ...
         let mut pick: Option<(f32, (i32, i32))> = None;

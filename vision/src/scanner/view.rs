@@ -1,0 +1,425 @@
+//! A frame prepared for reading, and the looks at its cells: a quad's features under the
+//! view's white balance (each taken once), whether it holds a tile, is covered, or is the
+//! bare table, and the quad near a grid cell that looks most like a tile (shifted,
+//! deglared, reshaped, read under glare). The edge map the grid fits settle on.
+
+use super::*;
+
+/// Edge strength of the frame (gradient magnitude, slightly blurred so that a seam's two
+/// edges make one ridge): what cell borders are aligned on.
+pub(super) struct EdgeMap {
+    pub(super) width: usize,
+    pub(super) height: usize,
+    pub(super) data: Vec<f32>,
+    /// Grey levels, lightly smoothed (for the dark lines of seams); bytes, as a 4K
+    /// photo's working copy is three megapixels.
+    pub(super) lum: Vec<u8>,
+}
+
+impl EdgeMap {
+    pub(super) fn new(frame: &Mat) -> Result<EdgeMap, ScanError> {
+        let mut grey = Mat::default();
+        imgproc::cvt_color(frame, &mut grey, imgproc::COLOR_BGR2GRAY, 0)?;
+        let (gx, gy) = gradients(&grey)?;
+        let mut mag = Mat::default();
+        opencv::core::magnitude(&gx, &gy, &mut mag)?;
+        let mut blurred = Mat::default();
+        imgproc::gaussian_blur(
+            &mag,
+            &mut blurred,
+            Size::new(5, 5),
+            1.2,
+            1.2,
+            opencv::core::BORDER_REPLICATE,
+        )?;
+        let mut lum = Mat::default();
+        imgproc::gaussian_blur(
+            &grey,
+            &mut lum,
+            Size::new(3, 3),
+            0.8,
+            0.8,
+            opencv::core::BORDER_REPLICATE,
+        )?;
+        Ok(EdgeMap {
+            width: frame.cols() as usize,
+            height: frame.rows() as usize,
+            data: blurred.data_typed::<f32>()?.to_vec(),
+            lum: lum.data_bytes()?.to_vec(),
+        })
+    }
+
+    pub(super) fn at(&self, p: Point) -> f32 {
+        Self::sample(&self.data, self.width, self.height, p)
+    }
+
+    /// Smoothed grey level at `p`.
+    pub(super) fn lum_at(&self, p: Point) -> f32 {
+        Self::sample(&self.lum, self.width, self.height, p)
+    }
+
+    fn sample<T: Copy + Into<f32>>(
+        d: &[T],
+        width: usize,
+        height: usize,
+        p: Point,
+    ) -> f32 {
+        // Pixel centres at whole coordinates, as OpenCV's warps (and so the cell quads)
+        // have them.
+        let (x, y) = (p[0], p[1]);
+        if !(x >= 0.0 && y >= 0.0 && x < (width - 1) as f64 && y < (height - 1) as f64) {
+            return 0.0;
+        }
+        let (x0, y0) = (x as usize, y as usize);
+        let (tx, ty) = ((x - x0 as f64) as f32, (y - y0 as f64) as f32);
+        let i = y0 * width + x0;
+        let v = |k: usize| -> f32 { d[k].into() };
+        (v(i) * (1.0 - tx) + v(i + 1) * tx) * (1.0 - ty)
+            + (v(i + width) * (1.0 - tx) + v(i + width + 1) * tx) * ty
+    }
+
+    /// Mean edge strength along the four sides of a quad.
+    pub(super) fn border(&self, q: &[Point; 4]) -> f32 {
+        const SAMPLES: usize = 10;
+        let mut sum = 0.0;
+        for k in 0..4 {
+            let (a, b) = (q[k], q[(k + 1) % 4]);
+            for s in 0..SAMPLES {
+                let t = (s as f64 + 0.5) / SAMPLES as f64;
+                sum += self.at([a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]);
+            }
+        }
+        sum / (4 * SAMPLES) as f32
+    }
+}
+
+/// A frame prepared for reading: the image, the plane, the white balance, the edges.
+pub(super) struct View<'a> {
+    pub(super) frame: &'a Mat,
+    /// Whether the plane comes from markers (true scale) or is a guess.
+    pub(super) markers: bool,
+    pub(super) table_to_image: Homography,
+    pub(super) white: WhiteBalance,
+    pub(super) edges: &'a EdgeMap,
+    /// The table's own colour in this photo, when it could be told: the commonest colour
+    /// of the view.
+    pub(super) table: Option<TableColour>,
+    /// Image centre and size of every cell that is another Alhambra's: while fountains
+    /// are anchored, the fountains found so far; while an Alhambra grows, the others' cells.
+    pub(super) claimed: Vec<(Point, f64)>,
+    /// The other Alhambras' fountains (image centres) while an Alhambra grows: a tile
+    /// reached only across covered cells must lie nearer its own (see `ring`).
+    pub(super) fountains: Vec<Point>,
+    /// The grid of the photo's largest Alhambra once grown: the table's plane as its many
+    /// tiles show it (see `on_shared_plane`).
+    pub(super) plane_grid: Option<Homography>,
+    /// Features already taken, by quad and white balance: the lattice fits, growth and
+    /// the final reading look at many quads more than once (a third of all looks on a
+    /// normal photo), and a look is most of a scan's time.
+    pub(super) looked: RefCell<HashMap<LookKey, Option<CellFeatures>>>,
+    /// The share of bare table measured in quads already (see [`View::table_share`]), by
+    /// quad, white balance and table colour: a cell read with the glare taken off asks
+    /// it once for each share of glare.
+    pub(super) table_shares: RefCell<HashMap<(LookKey, [u32; 3]), f32>>,
+}
+
+/// A quad's corners and a white balance, bit for bit: equal keys give equal features.
+pub(super) type LookKey = ([u64; 8], [u32; 3]);
+
+impl<'a> View<'a> {
+    /// A view of the table through `image_to_table` (`None` when it cannot be inverted),
+    /// nothing claimed yet and the table's colour not yet told.
+    pub(super) fn new(
+        frame: &'a Mat,
+        edges: &'a EdgeMap,
+        image_to_table: &Homography,
+        markers: bool,
+        white: WhiteBalance,
+    ) -> Option<View<'a>> {
+        Some(View {
+            frame,
+            markers,
+            table_to_image: image_to_table.inverse()?,
+            white,
+            edges,
+            table: None,
+            claimed: Vec::new(),
+            fountains: Vec::new(),
+            plane_grid: None,
+            looked: RefCell::default(),
+            table_shares: RefCell::default(),
+        })
+    }
+
+    /// Whether a quad lies on a cell already read into an Alhambra.
+    pub(super) fn taken(&self, q: &[Point; 4]) -> bool {
+        let c = quad_centre(q);
+        self.claimed
+            .iter()
+            .any(|(p, size)| dist(*p, c) < 0.5 * size)
+    }
+
+    /// Whether quad `q` shares a side with a cell of another Alhambra (see [`View::taken`]).
+    pub(super) fn beside_taken(&self, q: &[Point; 4]) -> bool {
+        let c = quad_centre(q);
+        self.claimed
+            .iter()
+            .any(|(p, size)| dist(*p, c) < 1.25 * size)
+    }
+
+    pub(super) fn inside(&self, q: &[Point; 4]) -> bool {
+        let (w, h) = (f64::from(self.frame.cols()), f64::from(self.frame.rows()));
+        q.iter()
+            .all(|p| p[0] >= 0.0 && p[1] >= 0.0 && p[0] < w && p[1] < h)
+    }
+
+    /// The quad of cell (i, j) best aligned with the edges near where `grid` puts it, and
+    /// whether that best lies strictly inside the search range (a real border nearby).
+    pub(super) fn align(&self, grid: &Homography, i: i32, j: i32) -> Option<([Point; 4], bool)> {
+        let (ci, cj) = (f64::from(i), f64::from(j));
+        let mut best: Option<(f32, f64, f64)> = None;
+        let search = |best: &mut Option<(f32, f64, f64)>, ox: f64, oy: f64, step: f64, n: i32| {
+            for sy in -n..=n {
+                for sx in -n..=n {
+                    let (dx, dy) = (ox + f64::from(sx) * step, oy + f64::from(sy) * step);
+                    let Some(q) = cell_quad(grid, ci + dx, cj + dy) else {
+                        continue;
+                    };
+                    let s = self.edges.border(&q);
+                    if best.is_none_or(|b| s > b.0) {
+                        *best = Some((s, dx, dy));
+                    }
+                }
+            }
+        };
+        search(&mut best, 0.0, 0.0, SHIFT_RANGE / 4.0, 4);
+        let (_, cx, cy) = best?;
+        let interior = cx.abs() < SHIFT_RANGE - 1e-9 && cy.abs() < SHIFT_RANGE - 1e-9;
+        search(&mut best, cx, cy, SHIFT_RANGE / 16.0, 3);
+        let (_, dx, dy) = best?;
+        let q = cell_quad(grid, ci + dx, cj + dy)?;
+        self.inside(&q).then_some((q, interior))
+    }
+
+    /// The quad near `q` (see [`reshape`]) that looks most like a tile, with its features
+    /// and presence; `None` when no look there could be taken.
+    pub(super) fn reshaped_reading(
+        &self,
+        profile: &Profile,
+        q: &[Point; 4],
+        (enough, looks): (f32, usize),
+    ) -> Option<([Point; 4], CellFeatures, (bool, f32))> {
+        let (q, _) = reshape(q, RESHAPE_REACH, (-enough, looks), |t| {
+            if !self.inside(t) {
+                return None;
+            }
+            self.features(t).map(|f| -profile.tile_distance(&f))
+        })?;
+        let f = self.features(&q)?;
+        let presence = self.presence_of(profile, &q, &f);
+        Some((q, f, presence))
+    }
+
+    /// The quad near grid cell (i, j) whose picture looks most like a tile: the grid's
+    /// prediction moved by `step` cells in the directions of `pattern`, and an `extra`
+    /// candidate. Returns the quad, its features and its presence (is a tile, distance);
+    /// `None` when the cell is out of the picture.
+    pub(super) fn best_reading(
+        &self,
+        profile: &Profile,
+        grid: &Homography,
+        (i, j): (i32, i32),
+        (step, pattern): (f64, &[(f64, f64)]),
+        extra: Option<[Point; 4]>,
+    ) -> Option<([Point; 4], CellFeatures, (bool, f32))> {
+        let (ci, cj) = (f64::from(i), f64::from(j));
+        let mut candidates: Vec<[Point; 4]> = Vec::with_capacity(pattern.len() + 1);
+        for (dx, dy) in pattern {
+            if let Some(q) = cell_quad(grid, ci + dx * step, cj + dy * step) {
+                candidates.push(q);
+            }
+        }
+        candidates.extend(extra);
+        // Rank by the cheap distance to the buildings; the full presence test (nearest
+        // labelled examples) only for the best.
+        let mut best: Option<([Point; 4], CellFeatures, f32)> = None;
+        for q in candidates {
+            if !self.inside(&q) {
+                continue;
+            }
+            let Some(f) = self.features(&q) else {
+                continue;
+            };
+            let d = profile.tile_distance(&f);
+            if best.as_ref().is_none_or(|b| d < b.2) {
+                best = Some((q, f, d));
+            }
+        }
+        let (q, f, _) = best?;
+        let presence = self.presence_of(profile, &q, &f);
+        Some((q, f, presence))
+    }
+
+    /// The features of quad `q` with glare taken off (see [`deglared`]), the share that
+    /// makes it look most like a tile, and the presence then; `None` when no look there
+    /// could be taken.
+    pub(super) fn deglared_reading(
+        &self,
+        profile: &Profile,
+        q: &[Point; 4],
+    ) -> Option<(CellFeatures, (bool, f32), f32)> {
+        let patch = sample_patch(self.frame, q).ok()?;
+        let mut best: Option<(CellFeatures, (bool, f32), f32)> = None;
+        for share in DEGLARE_SHARES {
+            FEATURE_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Ok(f) = deglared(&patch, share).and_then(|p| features(&p, self.white)) else {
+                continue;
+            };
+            let presence = self.presence_of(profile, q, &f);
+            let better = best.as_ref().is_none_or(|(_, b, _)| {
+                (presence.0 && !b.0) || (presence.0 == b.0 && presence.1 < b.1)
+            });
+            if better {
+                best = Some((f, presence, share));
+            }
+        }
+        best
+    }
+
+    /// How quad `q` reads under glare: the level and distance (see
+    /// [`Profile::glare_distance`]); `None` when no level's lift is possible there, or
+    /// when hardly any of it is clipped ([`GLARE_CLIPPED`]).
+    pub(super) fn glare_distance(&self, profile: &Profile, q: &[Point; 4]) -> Option<(usize, f32)> {
+        if !self.inside(q) {
+            return None;
+        }
+        // The cheap test first: most cells asked about are not clipped.
+        let patch = sample_patch(self.frame, q).ok()?;
+        let bytes = patch.data_bytes().ok()?;
+        let clipped = bytes
+            .chunks_exact(3)
+            .filter(|p| p.iter().any(|&v| v >= 250))
+            .count();
+        if (clipped as f32) < GLARE_CLIPPED * (bytes.len() / 3) as f32 {
+            return None;
+        }
+        let f = self.features(q)?;
+        let black = black_level(&patch).ok()?;
+        profile.glare_distance(&f, black, self.white)
+    }
+
+    /// The quad near `q` that reads best as a tile under glare, with the level and the
+    /// distance: within [`GLARE_LIMIT`] of the presence limit, and not mostly bare table
+    /// however alike (a bright grey table matched a pale tile set's washed-out tiles
+    /// closely, all of it the table's colour; washed-out tiles on dev photos were at most
+    /// 0.64 the table's colour); `None` otherwise. Washed-out tiles are seldom where the
+    /// grid predicts them (it was fitted without them), and their match under glare falls
+    /// off faster with a misplaced quad than a tile's plain one: the quad is reshaped to
+    /// fit, when the start comes within twice the limit.
+    pub(super) fn glare_reading(
+        &self,
+        profile: &Profile,
+        q: &[Point; 4],
+    ) -> Option<([Point; 4], usize, f32)> {
+        if profile.glare.is_empty() {
+            return None;
+        }
+        let limit = GLARE_LIMIT * profile.presence_limit;
+        let (_, start) = self.glare_distance(profile, q)?;
+        if start > 2.0 * limit {
+            return None;
+        }
+        let (best, _) = reshape(q, RESHAPE_REACH, (-0.5 * limit, GLARE_LOOKS), |t| {
+            self.glare_distance(profile, t).map(|(_, d)| -d)
+        })?;
+        let (level, d) = self.glare_distance(profile, &best)?;
+        (d <= limit && self.table_share(&best) <= TABLE_SHARE_LIMIT).then_some((best, level, d))
+    }
+
+    /// The side features of quad `q`, with `glare` (a share, see [`deglared`]) taken off
+    /// when given.
+    pub(super) fn side_features(
+        &self,
+        q: &[Point; 4],
+        glare: Option<f32>,
+    ) -> Option<[[f32; SIDE_DIMS]; 4]> {
+        if !self.inside(q) {
+            return None;
+        }
+        FEATURE_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut patch = sample_patch(self.frame, q).ok()?;
+        if let Some(share) = glare {
+            patch = deglared(&patch, share).ok()?;
+        }
+        features(&patch, self.white).ok().map(|f| f.sides)
+    }
+
+    /// Whether quad `q`, with features `f`, holds a tile (and its distance): the
+    /// profile's presence, unless the quad is mostly bare table and not clearly a tile.
+    pub(super) fn presence_of(
+        &self,
+        profile: &Profile,
+        q: &[Point; 4],
+        f: &CellFeatures,
+    ) -> (bool, f32) {
+        let mut presence = profile.presence(f);
+        if presence.0 && bare_table(presence.1, profile.presence_limit, || self.table_share(q)) {
+            presence.0 = false;
+        }
+        presence
+    }
+
+    /// Whether quad `q` is covered: hardly any of it the bare table (whose colour must be
+    /// known). Asked of cells that read as no tile.
+    pub(super) fn covered(&self, q: &[Point; 4]) -> bool {
+        self.table.is_some() && self.table_share(q) < COVERED_TABLE_SHARE
+    }
+
+    /// The share of a quad's pixels that look like the bare table (0 when the table's
+    /// colour is unknown).
+    pub(super) fn table_share(&self, q: &[Point; 4]) -> f32 {
+        let Some(table) = self
+            .table
+            .as_ref()
+            .map(|t| t.near(self.white, quad_centre(q)))
+        else {
+            return 0.0;
+        };
+        let key = (self.look_key(q), table.map(f32::to_bits));
+        if let Some(&known) = self.table_shares.borrow().get(&key) {
+            return known;
+        }
+        let share = self.measured_table_share(q, table);
+        self.table_shares.borrow_mut().insert(key, share);
+        share
+    }
+
+    /// [`View::table_share`] measured (see [`table_share_of`]).
+    fn measured_table_share(&self, q: &[Point; 4], table: [f32; 3]) -> f32 {
+        sample_patch(self.frame, q).map_or(0.0, |patch| table_share_of(&patch, self.white, table))
+    }
+
+    /// Quad `q` under this view's white balance, bit for bit.
+    fn look_key(&self, q: &[Point; 4]) -> LookKey {
+        let mut corners = [0u64; 8];
+        for (k, p) in q.iter().enumerate() {
+            corners[2 * k] = p[0].to_bits();
+            corners[2 * k + 1] = p[1].to_bits();
+        }
+        (corners, self.white.map(f32::to_bits))
+    }
+
+    /// Features of an image quad, in the quad's own orientation.
+    pub(super) fn features(&self, q: &[Point; 4]) -> Option<CellFeatures> {
+        let key = self.look_key(q);
+        if let Some(known) = self.looked.borrow().get(&key) {
+            return known.clone();
+        }
+        FEATURE_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let f = sample_patch(self.frame, q)
+            .ok()
+            .and_then(|patch| features(&patch, self.white).ok());
+        self.looked.borrow_mut().insert(key, f.clone());
+        f
+    }
+}
