@@ -29,6 +29,7 @@ mod grid_fit;
 mod growth;
 mod lattice;
 mod readings;
+mod rereading;
 mod table_colour;
 mod view;
 
@@ -268,30 +269,6 @@ struct TableReading {
 
 /// The fewest tiles read surely that tell a photo's tone (see `Profile::tone_of`).
 const TONE_LEAST: usize = 3;
-/// How far past the presence limit a tile surely read still tells the tone: in the wrong
-/// tone the tiles read are far from the profile's looks (lone fountains are anchored up
-/// to 1.5 times the limit), and a reading in a tone told wrong is kept only if it reads
-/// more.
-const TONE_REACH: f32 = 1.5;
-/// The fewest tiles read surely that tell one Alhambra's tone, when it differs from the
-/// photo's (see `Scanner::toned_alhambras`): as many as for the photo (an Alhambra in
-/// duller light than the rest shows few tiles; a tone told wrong grows no more than the
-/// tiles that look like tiles in it).
-const ALHAMBRA_TONE_LEAST: usize = TONE_LEAST;
-/// Most readings again in a corrected tone.
-const TONE_ROUNDS: usize = 3;
-/// How far a photo's saturation (a share) must be off the profile's for the photo to be
-/// read again in the profile's tone.
-const TONE_SATURATION_OFF: f32 = 0.08;
-/// The same for contrast: wider, as blur lowers the contrast the tiles show as much as a
-/// tone curve does (sharp rendered photos read 0.82-1.03 against a profile learned with
-/// blurred variants).
-const TONE_CONTRAST_OFF: f32 = 0.15;
-/// How many tiles the profile's own look of each building counts for against the tiles
-/// of a photo when it is adapted to the photo.
-const ADAPTED_PRIOR: f32 = 2.0;
-/// The fewest tiles read surely that the profile is adapted to.
-const ADAPTED_LEAST: usize = 8;
 
 /// When only lone fountains were read, the photo is read again under this many of the
 /// colour casts that fit the clearest fountain best. The fit is bumpy from cast to cast
@@ -308,10 +285,6 @@ const TABLE_SHARE_LIMIT: f32 = 0.7;
 /// stone on a sand-coloured table) would lose its tiles. What is only loosely like a
 /// building and mostly the table's colour is the bare table.
 const CLEARLY_A_TILE: f32 = 0.5;
-/// Growth looks across up to this many cells in a row that hold no tile it can read and
-/// are not the bare table (see [`COVERED_TABLE_SHARE`]): a hand or an arm over the
-/// Alhambra, or a tile too washed out to read, with the Alhambra's tiles beyond it.
-const COVERED_CROSSED: u8 = 2;
 /// A cell with less than this share of bare table is covered when it reads as no tile.
 const COVERED_TABLE_SHARE: f32 = 0.15;
 
@@ -347,9 +320,6 @@ fn quad_size(q: &[Point; 4]) -> f64 {
 
 static FEATURE_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// Pixels per tile of the overview the fountains are looked for in.
-const OVERVIEW_PX_PER_TILE: f64 = 16.0;
-
 /// A table point that may be a fountain's centre, how clearly the overview shows one
 /// there, and at what tile size (relative to the profile's) it shows clearest.
 type Candidate = (Point, f32, f64);
@@ -359,11 +329,6 @@ type Candidate = (Point, f32, f64);
 /// of one photo differ by a quarter and more (the bundled photo's two back fountains
 /// scored under the faint limit at the profile's size, and clearest of all at 0.8).
 const OVERVIEW_SCALES: [f64; 3] = [1.0, 0.8, 1.25];
-/// How many candidates that read clearer at another size than the profile's are tried:
-/// twice as many as a table has fountains (with as many, art and loose tiles crowded out
-/// lone far fountains: fresh normal_8404, 8450; 18% more time on hard, 26.0 -> 23.3% of
-/// tiles missed on 40 hard dev photos).
-const OTHER_SIZE_CANDIDATES: usize = 2 * MOST_PLAYERS;
 
 /// A fountain candidate scoring under this share of the clearest fountain anchored in the
 /// same photo is not tried (dev photos: 28% faster, the same readings; at 0.4 normal
@@ -394,40 +359,14 @@ const SQUARE: [(f64, f64); 9] = [
     (-1.0, -1.0),
 ];
 
-/// How far (in cells) a cell is searched around where the grid predicts it.
-const SHIFT_RANGE: f64 = 0.2;
 /// How far (in cells) [`reshape`] may move a cell's centre.
 const RESHAPE_REACH: f64 = 0.25;
-/// An Alhambra of this many tiles or more tells the table's plane for the others ...
+/// An Alhambra of this many tiles or more tells the table's plane for the others (see
+/// `SMALL_ALHAMBRA` and `PLANE_MISFIT`).
 const PLANE_TILES: usize = 10;
-/// ... of this many or fewer, which are read on it ...
-const SMALL_ALHAMBRA: usize = 6;
-/// ... unless their tiles lie further than this (cells, root mean square) from its lattice.
-const PLANE_MISFIT: f64 = 0.05;
-/// An Alhambra of fewer than `PLANE_TILES` tiles lying further than this from the plane's
-/// lattice is anchored again on it (see `fountain_on_plane`).
-const PLANE_OFF: f64 = 0.12;
-/// A fountain grown alone is turned on the shared plane or its own lattice (see
-/// `turn_lone_fountain`) by steps of this (radians, 3 degrees) ...
-const LONE_TURN_STEP: f64 = std::f64::consts::PI / 60.0;
-/// ... up to this many each way (together a quarter turn) ...
-const LONE_TURN_STEPS: i32 = 15;
-/// ... to where at least this many of its neighbours read as tiles, when its own cell
-/// lies within this of the plane's (cells, root mean square, after a turn and shift).
-const LONE_NEIGHBOURS: usize = 1;
-/// Fountains grown to this many tiles or fewer are turned so (more neighbours wanted).
-const FEW_TILES: usize = 3;
-const LONE_MISFIT: f64 = 0.2;
-/// The sizes (relative to its own cell) a fountain grown alone is turned at when no
-/// Alhambra tells the photo's plane (see `turn_lone_fountain`).
-const LONE_SIZES: [f64; 5] = [0.88, 0.94, 1.0, 1.06, 1.12];
 /// Candidates that anchored no lattice looked at again on the shared plane (see
 /// `fountain_on_plane`), clearest first.
 const PLANE_CANDIDATES: usize = 12;
-/// A fountain seen clearest at a tile size within this share of one the overview looked
-/// at was among its candidates (the overview's scores fall off beyond: a fountain at 0.67
-/// of the profile's pitch was no candidate at 0.8).
-const PITCH_COVERED: f64 = 0.1;
 /// Without markers, the tile sizes guessed: tiles across the photo's short side.
 const TILES_ACROSS: [f64; 4] = [9.0, 13.0, 19.0, 28.0];
 /// The guess read first: the one that read the most tiles on most of 80 marker-less dev
@@ -435,47 +374,6 @@ const TILES_ACROSS: [f64; 4] = [9.0, 13.0, 19.0, 28.0];
 const FIRST_GUESS: usize = 2;
 /// Tiles read within this share of the guessed size tell no direction to the next guess.
 const GUESS_TOLD: f64 = 0.05;
-/// Shares of a cell's black level taken off to read it under glare (see [`deglared`]).
-const DEGLARE_SHARES: [f32; 4] = [0.25, 0.5, 0.75, 1.0];
-/// A cell no look finds a tile in joins under glare (see [`Profile::glare_distance`]) only
-/// within this share of the presence limit: washed-out tiles on dev photos matched their
-/// building under glare at 0.1-0.9 of the limit (most under 0.5), empty cells beside
-/// Alhambras whose black level allowed the glare at 0.67 and more.
-const GLARE_LIMIT: f32 = 0.6;
-/// A cell is read under glare only when at least this share of its pixels is clipped in
-/// some channel: what taking the glare off cannot undo. (Without it a photo shot duller
-/// than the labelled one read partly as washed out: an easy photo at 0.6 saturation, 6 ->
-/// 3 of 6 Alhambras exact. Washed-out tiles the glare profiles recovered on dev photos
-/// were 20-64% clipped, a few hazy ones 1-8%.)
-const GLARE_CLIPPED: f32 = 0.1;
-/// The most looks the quad of a cell read under glare is reshaped with.
-const GLARE_LOOKS: usize = 40;
-/// How long [`reshape`] may go on: the distance that is enough, as a share of the
-/// presence limit, and the most looks, for an anchoring fountain (whose cell makes the
-/// first grid: worth a close fit) and for a cell met while growing (the grid is refitted
-/// to every cell found: inside the limit is enough).
-const RESHAPE_ANCHOR: (f32, usize) = (0.0, 150);
-const RESHAPE_GROWING: (f32, usize) = (0.8, 60);
-/// A side facing the table is moved onto the tile's edge only when that lies this far
-/// (share of a cell) outside it: the side models hold a side up to 1.5% inside the tile
-/// (they learn from variants cut that far in); further in, a wall read open was common
-/// (held-out normal_9016: a tower's wall 2.1% in, read open at full confidence).
-const EDGE_CUT: f64 = 0.015;
-
-/// A side read on the tile's edge is kept unless it looks this much less like a tile's
-/// side (log-likelihood of the likelier class) than as the lattice put it. On dev photos
-/// cut walls moved out lose at most 3.5; sides moved over a tile's thickness lose 6 and
-/// more, mostly far more.
-const EDGE_FIT_LOSS: f32 = 4.0;
-
-/// A side moved onto the tile's edge is read this much further out (share of a cell): the
-/// labelled tiles' sides were learned from quads a little larger than the tiles.
-const EDGE_MARGIN: f64 = 0.01;
-
-/// A fountain cell further than this (times the presence limit) from every tile is not
-/// reshaped: of 844 so far off in 45 dev photos, none came to read as the fountain, and
-/// each costs 150 looks.
-const RESHAPE_FAR: f32 = 1.25;
 
 /// The pitch of `grid`'s cells on the table (through `image_to_table`) relative to
 /// `pitch_mm`.
@@ -484,13 +382,6 @@ fn plane_pitch(grid: &Homography, image_to_table: &Homography, pitch_mm: f32) ->
     let [a, b, c, d] = q.map(|p| image_to_table.apply(p));
     let pitch = quad_size(&[a?, b?, c?, d?]) / f64::from(pitch_mm);
     (pitch.is_finite() && pitch > 0.0).then_some(pitch)
-}
-
-/// Whether a tone told by the tiles is well off the profile's. More contrast is what blur
-/// calls for too (a blurred photo's tiles show less of it than the profile's): only less
-/// contrast, or another saturation, is a tone.
-fn tone_is_off(tone: &Tone) -> bool {
-    (tone.saturation - 1.0).abs() > TONE_SATURATION_OFF || tone.contrast < 1.0 - TONE_CONTRAST_OFF
 }
 
 impl Scanner {
@@ -763,272 +654,6 @@ impl Scanner {
             alhambras,
             trace,
         })
-    }
-
-    /// When the tiles read surely say the photo's tone is well off the profile's, the
-    /// photo in the profile's tone, read again: `alhambras` become that reading when it
-    /// reads more (as many Alhambras with tiles, more tiles). Returns the photo in the
-    /// tone kept, if any. (Not only where a cell beside the tiles read would read as a
-    /// tile in the new tone: that saved the time on hard photos but lost most of the
-    /// gain on photos shot duller or brighter; see docs/eval.txt.)
-    #[allow(clippy::too_many_arguments)]
-    fn toned_reading(
-        &self,
-        frame: &Mat,
-        edges: &EdgeMap,
-        through: Homography,
-        markers: bool,
-        white: WhiteBalance,
-        alhambras: &mut Vec<FoundAlhambra>,
-        looks: &mut Vec<FoundAlhambra>,
-    ) -> Result<Option<Mat>, ScanError> {
-        let (count, grown) = (joined_tiles, grown_alhambras);
-        let mut kept: Option<Mat> = None;
-        let mut total = Tone::NONE;
-        // Again from each reading in the corrected tone that read more: a tone told by
-        // the few tiles read in the wrong one falls short (they read despite it), and the
-        // tiles read in the corrected one tell the rest. (Going on after a reading that
-        // read no more: dev desaturated photos 84 -> 88% exact, dev hard the same, at up to
-        // two readings more a photo; hard photos' haze and glare read as another tone.)
-        for _ in 0..TONE_ROUNDS {
-            let Some(tone) = self.tone_told(alhambras.iter().flat_map(|a| &a.tiles), TONE_LEAST)
-            else {
-                break;
-            };
-            if debugging() {
-                eprintln!("photo tone {tone:?} after {total:?}");
-            }
-            if !tone_is_off(&tone) {
-                break;
-            }
-            total = total.then(tone);
-            let toned = total.apply(frame, white)?;
-            let again = self
-                .read_table(&toned, edges, through, markers, white)?
-                .alhambras;
-            tell_readings("toned", &again, alhambras);
-            looks.extend(again.iter().cloned());
-            if grown(&again) >= grown(alhambras) && count(&again) > count(alhambras) {
-                *alhambras = again;
-                kept = Some(toned);
-            } else {
-                break;
-            }
-        }
-        Ok(kept)
-    }
-
-    /// The tone `tiles` were read in against the profile's, told by those read surely (at
-    /// least `least` of them; see `Profile::tone_of`).
-    fn tone_told<'a>(
-        &self,
-        tiles: impl Iterator<Item = &'a FoundTile>,
-        least: usize,
-    ) -> Option<Tone> {
-        let limit = self.profile.presence_limit;
-        self.profile.tone_of(
-            tiles
-                .filter(|t| {
-                    t.glare.is_none()
-                        && t.reading.building_confidence >= 0.9
-                        && t.presence <= TONE_REACH * limit
-                })
-                .map(|t| (&t.features, t.reading.building)),
-            least,
-        )
-    }
-
-    /// Each Alhambra whose tiles read surely say its tone is well off the profile's (the
-    /// photo's tone as read being right elsewhere), grown again from its grid in the
-    /// photo put in its tone; the new reading is kept when it joins more tiles.
-    fn toned_alhambras(
-        &self,
-        frame: &Mat,
-        edges: &EdgeMap,
-        through: Homography,
-        markers: bool,
-        white: WhiteBalance,
-        alhambras: &mut [FoundAlhambra],
-    ) -> Result<(), ScanError> {
-        for k in 0..alhambras.len() {
-            let a = &alhambras[k];
-            let Some(tone) = self.tone_told(a.tiles.iter(), ALHAMBRA_TONE_LEAST) else {
-                continue;
-            };
-            if debugging() {
-                eprintln!("fountain at {:?}: tone {tone:?}", a.fountain_px);
-            }
-            if !tone_is_off(&tone) {
-                continue;
-            }
-            let toned = tone.apply(frame, white)?;
-            let light = [
-                white[0] * a.light[0],
-                white[1] * a.light[1],
-                white[2] * a.light[2],
-            ];
-            let Some(mut view) = View::new(&toned, edges, &through, markers, light) else {
-                continue;
-            };
-            // The table's colour in the new tone, as the overview shows it.
-            if let Some(overview) = self.overview(&view, &through)? {
-                view.table = overview.table(light)?;
-            }
-            for (o, other) in alhambras.iter().enumerate() {
-                if o == k {
-                    continue;
-                }
-                view.fountains.push(other.fountain_px);
-                view.claimed.extend(
-                    other
-                        .tiles
-                        .iter()
-                        .map(|t| (quad_centre(&t.corners_px), quad_size(&t.corners_px))),
-                );
-            }
-            let Some(mut again) = self.grow(&view, alhambras[k].grid) else {
-                continue;
-            };
-            if debugging() {
-                eprintln!(
-                    "fountain at {:?} in its own tone: {} tiles joined (was {})",
-                    alhambras[k].fountain_px,
-                    again.joined(),
-                    alhambras[k].joined()
-                );
-            }
-            if again.joined() > alhambras[k].joined() || far_surer(&again, &alhambras[k]) {
-                again.light = alhambras[k].light;
-                alhambras[k] = again;
-            }
-        }
-        Ok(())
-    }
-
-    /// The Alhambras grown again from the fountains of `reading`, with the profile moved
-    /// towards how the tiles it read surely look in this photo (see [`Profile::adapted`]);
-    /// `None` when too few were read surely to tell.
-    fn adapted_reading(
-        &self,
-        frame: &Mat,
-        edges: &EdgeMap,
-        image_to_table: Homography,
-        markers: bool,
-        white: WhiteBalance,
-        reading: &TableReading,
-    ) -> Result<Option<Vec<FoundAlhambra>>, ScanError> {
-        let limit = self.profile.presence_limit;
-        let sure = reading
-            .alhambras
-            .iter()
-            .flat_map(|a| &a.tiles)
-            .filter(|t| {
-                t.glare.is_none() && t.reading.building_confidence >= 0.9 && t.presence <= limit
-            })
-            .map(|t| (&t.features, t.reading.building));
-        let Some(profile) = self.profile.adapted(sure, ADAPTED_PRIOR, ADAPTED_LEAST) else {
-            return Ok(None);
-        };
-        let Some(mut view) = View::new(frame, edges, &image_to_table, markers, white) else {
-            return Ok(None);
-        };
-        view.table = reading.table.clone();
-        // Growing again costs about a third of a reading: only when some empty cell beside
-        // an Alhambra's tiles would now hold one (one look at each; a fountain read alone
-        // is not grown again, see `take_much_larger`).
-        let now_a_tile = |f: &CellFeatures| profile.presence(f).0 && !self.profile.presence(f).0;
-        let promising = reading
-            .alhambras
-            .iter()
-            .filter(|a| a.tiles.len() >= 2)
-            .any(|a| {
-                let Some(to_grid) = a.grid.inverse() else {
-                    return false;
-                };
-                let cells: HashSet<(i32, i32)> = a
-                    .tiles
-                    .iter()
-                    .filter_map(|t| to_grid.apply(quad_centre(&t.corners_px)))
-                    .map(|g| (g[0].round() as i32, g[1].round() as i32))
-                    .collect();
-                cells.iter().any(|&(i, j)| {
-                    [(1, 0), (-1, 0), (0, 1), (0, -1)].iter().any(|(di, dj)| {
-                        let n = (i + di, j + dj);
-                        !cells.contains(&n)
-                            && cell_quad(&a.grid, f64::from(n.0), f64::from(n.1))
-                                .filter(|q| {
-                                    view.inside(q) && view.table_share(q) <= TABLE_SHARE_LIMIT
-                                })
-                                .and_then(|q| view.features(&q))
-                                .is_some_and(|f| now_a_tile(&f))
-                    })
-                })
-            });
-        if !promising {
-            return Ok(None);
-        }
-        let adapted = Scanner::new(profile, self.options.clone());
-        let mut anchors = reading.anchors.clone();
-        Ok(Some(adapted.grow_from(&mut view, &mut anchors)))
-    }
-
-    /// The colour casts (channel gains, B G R) under which the clearest fountain
-    /// candidate's colours fit the profile's fountain better than under the photo's own
-    /// white balance, with that fit, best first. (Not how much it outscores everything
-    /// else: more blue makes the fountain's basin outscore the rest more, and a blue cast
-    /// was then made worse.)
-    fn likely_casts(
-        &self,
-        frame: &Mat,
-        edges: &EdgeMap,
-        image_to_table: &Homography,
-        markers: bool,
-        white: WhiteBalance,
-    ) -> Result<Vec<(f32, [f32; 3])>, ScanError> {
-        let Some(plain_view) = View::new(frame, edges, image_to_table, markers, white) else {
-            return Ok(Vec::new());
-        };
-        // The table's picture is the same under every cast: warped once.
-        let Some(overview) = self.overview(&plain_view, image_to_table)? else {
-            return Ok(Vec::new());
-        };
-        let fit_under = |gains: [f32; 3]| -> Result<f32, ScanError> {
-            let view = View {
-                white: [
-                    white[0] * gains[0],
-                    white[1] * gains[1],
-                    white[2] * gains[2],
-                ],
-                claimed: Vec::new(),
-                fountains: Vec::new(),
-                looked: RefCell::default(),
-                table_shares: RefCell::default(),
-                table: plain_view.table.clone(),
-                ..plain_view
-            };
-            let reading = self.candidates_on(&view, &overview, &[1.0])?;
-            Ok(reading.top_fit.unwrap_or(f32::NEG_INFINITY))
-        };
-        // One channel at a time, 8% and 16% each way.
-        let plain = fit_under([1.0; 3])?;
-        let mut better: Vec<(f32, [f32; 3])> = Vec::new();
-        for k in 0..3 {
-            for step in [0.92f32, 0.85, 1.08, 1.16] {
-                let mut gains = [1.0f32; 3];
-                gains[k] = step;
-                let mean = (gains[0] + gains[1] + gains[2]) / 3.0;
-                let gains = gains.map(|g| g / mean);
-                let score = fit_under(gains)?;
-                if score > plain {
-                    better.push((score, gains));
-                }
-            }
-        }
-        better.sort_by(|a, b| b.0.total_cmp(&a.0));
-        if debugging() {
-            eprintln!("cast: plain {plain:.1}, better {better:?}");
-        }
-        Ok(better)
     }
 
     /// Every Alhambra on the table seen through one plane (image to table coordinates).

@@ -5,6 +5,41 @@
 
 use super::*;
 
+/// Pixels per tile of the overview the fountains are looked for in.
+const OVERVIEW_PX_PER_TILE: f64 = 16.0;
+/// How many candidates that read clearer at another size than the profile's are tried:
+/// twice as many as a table has fountains (with as many, art and loose tiles crowded out
+/// lone far fountains: fresh normal_8404, 8450; 18% more time on hard, 26.0 -> 23.3% of
+/// tiles missed on 40 hard dev photos).
+const OTHER_SIZE_CANDIDATES: usize = 2 * MOST_PLAYERS;
+/// A fountain grown alone is turned on the shared plane or its own lattice (see
+/// `turn_lone_fountain`) by steps of this (radians, 3 degrees) ...
+const LONE_TURN_STEP: f64 = std::f64::consts::PI / 60.0;
+/// ... up to this many each way (together a quarter turn) ...
+const LONE_TURN_STEPS: i32 = 15;
+/// ... to where at least this many of its neighbours read as tiles, when its own cell
+/// lies within this of the plane's (cells, root mean square, after a turn and shift).
+const LONE_NEIGHBOURS: usize = 1;
+/// Fountains grown to this many tiles or fewer are turned so (more neighbours wanted).
+const FEW_TILES: usize = 3;
+const LONE_MISFIT: f64 = 0.2;
+/// The sizes (relative to its own cell) a fountain grown alone is turned at when no
+/// Alhambra tells the photo's plane (see `turn_lone_fountain`).
+const LONE_SIZES: [f64; 5] = [0.88, 0.94, 1.0, 1.06, 1.12];
+/// A fountain seen clearest at a tile size within this share of one the overview looked
+/// at was among its candidates (the overview's scores fall off beyond: a fountain at 0.67
+/// of the profile's pitch was no candidate at 0.8).
+const PITCH_COVERED: f64 = 0.1;
+/// How long [`reshape`] may go on for an anchoring fountain: the distance that is enough,
+/// as a share of the presence limit, and the most looks. Its cell makes the first grid,
+/// worth a close fit; a cell met while growing (`RESHAPE_GROWING`) needs only to come
+/// inside the limit, as the grid is refitted to every cell found.
+const RESHAPE_ANCHOR: (f32, usize) = (0.0, 150);
+/// A fountain cell further than this (times the presence limit) from every tile is not
+/// reshaped: of 844 so far off in 45 dev photos, none came to read as the fountain, and
+/// each costs 150 looks.
+const RESHAPE_FAR: f32 = 1.25;
+
 /// What the lattice search at a fountain candidate found.
 pub(super) enum Fit {
     /// A fountain: its grid, the pitch found (relative to the profile's), and its rank (ten

@@ -2,9 +2,13 @@
 //! (turned, sheared, stretched) to look most like a tile, a grid settled on the dark seams
 //! between tiles, and a small Alhambra's grid fitted on the table plane a large one shows.
 
-use super::{EdgeMap, PLANE_MISFIT, cell_quad, debugging, dist, quad_centre, quad_size};
+use super::{EdgeMap, cell_quad, debugging, dist, quad_centre, quad_size};
 use crate::geometry::{Homography, Point, UNIT_CELL};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// A small Alhambra is read on the largest one's plane unless its tiles lie further than
+/// this (cells, root mean square) from that plane's lattice.
+const PLANE_MISFIT: f64 = 0.05;
 
 /// `q` reshaped to score best: its centre, and each of its two axes' direction and
 /// length, moved a little at a time while `score` grows. Translation alone (see

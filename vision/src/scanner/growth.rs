@@ -5,6 +5,33 @@
 
 use super::*;
 
+/// Growth looks across up to this many cells in a row that hold no tile it can read and
+/// are not the bare table (see [`COVERED_TABLE_SHARE`]): a hand or an arm over the
+/// Alhambra, or a tile too washed out to read, with the Alhambra's tiles beyond it.
+const COVERED_CROSSED: u8 = 2;
+/// An Alhambra of this many tiles or fewer is read on the plane of the largest, when that
+/// has `PLANE_TILES` or more (see `on_shared_plane`).
+const SMALL_ALHAMBRA: usize = 6;
+/// An Alhambra of fewer than `PLANE_TILES` tiles lying further than this from the plane's
+/// lattice is anchored again on it (see `fountain_on_plane`).
+const PLANE_OFF: f64 = 0.12;
+/// The score (against the presence limit) and the most looks for a cell met while growing
+/// (see `RESHAPE_ANCHOR`).
+const RESHAPE_GROWING: (f32, usize) = (0.8, 60);
+/// A side facing the table is moved onto the tile's edge only when that lies this far
+/// (share of a cell) outside it: the side models hold a side up to 1.5% inside the tile
+/// (they learn from variants cut that far in); further in, a wall read open was common
+/// (held-out normal_9016: a tower's wall 2.1% in, read open at full confidence).
+const EDGE_CUT: f64 = 0.015;
+/// A side read on the tile's edge is kept unless it looks this much less like a tile's
+/// side (log-likelihood of the likelier class) than as the lattice put it. On dev photos
+/// cut walls moved out lose at most 3.5; sides moved over a tile's thickness lose 6 and
+/// more, mostly far more.
+const EDGE_FIT_LOSS: f32 = 4.0;
+/// A side moved onto the tile's edge is read this much further out (share of a cell): the
+/// labelled tiles' sides were learned from quads a little larger than the tiles.
+const EDGE_MARGIN: f64 = 0.01;
+
 /// A cell's offset from another, in cells.
 type Offset = (i32, i32);
 

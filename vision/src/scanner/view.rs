@@ -5,6 +5,24 @@
 
 use super::*;
 
+/// How far (in cells) a cell is searched around where the grid predicts it.
+const SHIFT_RANGE: f64 = 0.2;
+/// Shares of a cell's black level taken off to read it under glare (see [`deglared`]).
+const DEGLARE_SHARES: [f32; 4] = [0.25, 0.5, 0.75, 1.0];
+/// A cell no look finds a tile in joins under glare (see [`Profile::glare_distance`]) only
+/// within this share of the presence limit: washed-out tiles on dev photos matched their
+/// building under glare at 0.1-0.9 of the limit (most under 0.5), empty cells beside
+/// Alhambras whose black level allowed the glare at 0.67 and more.
+const GLARE_LIMIT: f32 = 0.6;
+/// A cell is read under glare only when at least this share of its pixels is clipped in
+/// some channel: what taking the glare off cannot undo. (Without it a photo shot duller
+/// than the labelled one read partly as washed out: an easy photo at 0.6 saturation, 6 ->
+/// 3 of 6 Alhambras exact. Washed-out tiles the glare profiles recovered on dev photos
+/// were 20-64% clipped, a few hazy ones 1-8%.)
+const GLARE_CLIPPED: f32 = 0.1;
+/// The most looks the quad of a cell read under glare is reshaped with.
+const GLARE_LOOKS: usize = 40;
+
 /// Edge strength of the frame (gradient magnitude, slightly blurred so that a seam's two
 /// edges make one ridge): what cell borders are aligned on.
 pub(super) struct EdgeMap {
@@ -58,12 +76,7 @@ impl EdgeMap {
         Self::sample(&self.lum, self.width, self.height, p)
     }
 
-    fn sample<T: Copy + Into<f32>>(
-        d: &[T],
-        width: usize,
-        height: usize,
-        p: Point,
-    ) -> f32 {
+    fn sample<T: Copy + Into<f32>>(d: &[T], width: usize, height: usize, p: Point) -> f32 {
         // Pixel centres at whole coordinates, as OpenCV's warps (and so the cell quads)
         // have them.
         let (x, y) = (p[0], p[1]);
