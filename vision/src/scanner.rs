@@ -2,6 +2,17 @@
 //! (markers), the fountains, fits each Alhambra's lattice at its fountain, grows the grid
 //! cell by cell while the cells look like tiles, and reads every tile's building and walls
 //! with the appearance profile.
+//!
+//! Here: the result types, the photo-wide steps (`Scanner::scan`: the plane, each reading
+//! of the table, which to keep) and one reading of the table (`Scanner::read_table`). The
+//! steps it is made of, in order: `fountains` (candidates and each one's grid, with
+//! `lattice`, the comb over edge directions and periods), `growth` (ring by ring, and
+//! the final reading of each Alhambra), with `view` (the looks at one cell),
+//! `table_colour` (the bare table) and `grid_fit` (quads and grids moved onto the
+//! tiles) beneath; then `rereading` (the photo read again in another tone, light or
+//! profile), `readings` (which reading to keep, merged tile by tile) and `game_limits`
+//! (what one game's table cannot hold). The steps share the thresholds kept here and the
+//! names imported here (`use super::*`).
 
 use crate::appearance::{
     CellFeatures, Choices, Focus, Profile, Reading, SIDE_DIMS, WhiteBalance, black_level, deglared,
