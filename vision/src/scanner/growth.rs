@@ -636,6 +636,15 @@ impl Scanner {
             // Another fountain is another player's Alhambra: growth stops there.
             let other_fountain = (i, j) != (0, 0) && self.fountain_margin(&features) > 0.0;
             if view.taken(&quad) || other_fountain {
+                if debugging() {
+                    let c = quad_centre(&quad);
+                    let why = if other_fountain {
+                        "reads as another fountain"
+                    } else {
+                        "is another Alhambra's"
+                    };
+                    eprintln!("cell {i},{j} at [{:.0},{:.0}] {why}", c[0], c[1]);
+                }
                 continue;
             }
             // Beyond a covered cell only a clear tile on the grid joins: a loose tile
