@@ -57,7 +57,7 @@ use readings::{
     shared_light, take_larger, take_much_larger, tell_readings, tile_count, violations,
 };
 use table_colour::{TableColour, TableLight, table_colour, table_share_of};
-use view::{EdgeMap, View};
+use view::{EdgeMap, Photo, View};
 
 /// Why a frame could not be scanned.
 #[derive(Debug, Error)]
@@ -472,12 +472,21 @@ impl Scanner {
                 ),
             };
         let edges = EdgeMap::new(frame)?;
+        let markers = plane_source == PlaneSource::Markers;
+        // The photo as shot, under the marker paper's white balance: the planes and the
+        // other looks below are this one changed in one thing.
+        let shot = Photo {
+            frame,
+            edges: &edges,
+            image_to_table,
+            markers,
+            white,
+        };
         let t1 = std::time::Instant::now();
         let (count, grown) = (joined_tiles, grown_alhambras);
         // The planes to read the table through: the markers', or without them a few guesses
         // at the tile size (a ninth of the short side down to a twenty-eighth: 120 px to
         // 40 px tiles in a 1080p photo), keeping the reading that finds the most tiles.
-        let markers = plane_source == PlaneSource::Markers;
         let short = f64::from(h.min(w));
         let planes: Vec<Homography> = if markers {
             vec![image_to_table]
@@ -506,7 +515,7 @@ impl Scanner {
             if std::mem::replace(&mut tried[k], true) {
                 continue;
             }
-            let found = self.read_table(frame, &edges, planes[k], markers, white)?;
+            let found = self.read_table(shot.through(planes[k]))?;
             if first_candidates.is_none() {
                 first_candidates = Some(found.candidates.clone());
             }
@@ -540,9 +549,7 @@ impl Scanner {
         // Every whole reading made on the way: each is another look at the same tiles
         // through a lattice fitted a little otherwise (see `fuse_looks`).
         let mut looks: Vec<FoundAlhambra> = reading.alhambras.clone();
-        if let Some(again) =
-            self.adapted_reading(frame, &edges, through, markers, white, &reading)?
-        {
+        if let Some(again) = self.adapted_reading(shot.through(through), &reading)? {
             looks.extend(again.iter().cloned());
             take_much_larger(&mut reading.alhambras, again);
         }
@@ -580,16 +587,8 @@ impl Scanner {
         // The tiles read surely tell the photo's tone against the labelled photo's (a
         // camera's saturation and tone curve, which the marker paper's white cannot
         // show): well off it, the photo is read again in the profile's tone.
-        let toned = self.toned_reading(
-            frame,
-            &edges,
-            through,
-            markers,
-            white,
-            &mut alhambras,
-            &mut looks,
-        )?;
-        let frame = toned.as_ref().unwrap_or(frame);
+        let toned = self.toned_reading(shot.through(through), &mut alhambras, &mut looks)?;
+        let shot = shot.showing(toned.as_ref().unwrap_or(frame));
         // The Alhambras read tell the light they are under: when those with tiles agree
         // it is well off the white balance, a fountain not anchored under the white balance
         // may be under that light too. Read again under it.
@@ -600,7 +599,7 @@ impl Scanner {
                 white[2] * light[2],
             ];
             let again = self
-                .read_table(frame, &edges, through, markers, white)?
+                .read_table(shot.through(through).under(white))?
                 .alhambras;
             tell_readings(format_args!("photo light {light:?}"), &again, &alhambras);
             looks.extend(again.iter().cloned());
@@ -616,16 +615,14 @@ impl Scanner {
         if alhambras.iter().all(|a| a.tiles.len() < 2) {
             let mut likely: Vec<(f32, [f32; 3], Homography)> = Vec::new();
             for plane in &planes {
-                for (score, cast) in self.likely_casts(frame, &edges, plane, markers, white)? {
+                for (score, cast) in self.likely_casts(shot.through(*plane))? {
                     likely.push((score, cast, *plane));
                 }
             }
             likely.sort_by(|a, b| b.0.total_cmp(&a.0));
             for (_, cast, plane) in likely.into_iter().take(CASTS_READ) {
                 let white = [white[0] * cast[0], white[1] * cast[1], white[2] * cast[2]];
-                let again = self
-                    .read_table(frame, &edges, plane, markers, white)?
-                    .alhambras;
+                let again = self.read_table(shot.through(plane).under(white))?.alhambras;
                 looks.extend(again.iter().cloned());
                 // Only tiles around a fountain vouch for the cast: more fountains alone
                 // under it may be the cast making the table's art look like fountains.
@@ -637,10 +634,10 @@ impl Scanner {
         // Light differs across a table (a lamp's pool, haze at one end): an Alhambra whose
         // own tiles say it lies in another tone than the photo was read in is grown again
         // in its own.
-        self.toned_alhambras(frame, &edges, through, markers, white, &mut alhambras)?;
+        self.toned_alhambras(shot.through(through), &mut alhambras)?;
         if let Some(even) = &even {
             let again = self
-                .read_table(even, &edges, through, markers, white)?
+                .read_table(shot.showing(even).through(through))?
                 .alhambras;
             tell_readings("light made even", &again, &alhambras);
             looks.extend(again.iter().cloned());
@@ -668,15 +665,9 @@ impl Scanner {
     }
 
     /// Every Alhambra on the table seen through one plane (image to table coordinates).
-    fn read_table(
-        &self,
-        frame: &Mat,
-        edges: &EdgeMap,
-        image_to_table: Homography,
-        markers: bool,
-        white: WhiteBalance,
-    ) -> Result<TableReading, ScanError> {
-        let Some(mut view) = View::new(frame, edges, &image_to_table, markers, white) else {
+    fn read_table(&self, photo: Photo<'_>) -> Result<TableReading, ScanError> {
+        let image_to_table = photo.image_to_table;
+        let Some(mut view) = View::new(photo) else {
             return Ok(TableReading {
                 alhambras: Vec::new(),
                 anchors: Vec::new(),

@@ -44,14 +44,9 @@ impl Scanner {
     /// tone kept, if any. (Not only where a cell beside the tiles read would read as a
     /// tile in the new tone: that saved the time on hard photos but lost most of the
     /// gain on photos shot duller or brighter; see docs/eval.txt.)
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn toned_reading(
         &self,
-        frame: &Mat,
-        edges: &EdgeMap,
-        through: Homography,
-        markers: bool,
-        white: WhiteBalance,
+        photo: Photo<'_>,
         alhambras: &mut Vec<FoundAlhambra>,
         looks: &mut Vec<FoundAlhambra>,
     ) -> Result<Option<Mat>, ScanError> {
@@ -75,10 +70,8 @@ impl Scanner {
                 break;
             }
             total = total.then(tone);
-            let toned = total.apply(frame, white)?;
-            let again = self
-                .read_table(&toned, edges, through, markers, white)?
-                .alhambras;
+            let toned = total.apply(photo.frame, photo.white)?;
+            let again = self.read_table(photo.showing(&toned))?.alhambras;
             tell_readings("toned", &again, alhambras);
             looks.extend(again.iter().cloned());
             if grown(&again) >= grown(alhambras) && count(&again) > count(alhambras) {
@@ -116,11 +109,7 @@ impl Scanner {
     /// photo put in its tone; the new reading is kept when it joins more tiles.
     pub(super) fn toned_alhambras(
         &self,
-        frame: &Mat,
-        edges: &EdgeMap,
-        through: Homography,
-        markers: bool,
-        white: WhiteBalance,
+        photo: Photo<'_>,
         alhambras: &mut [FoundAlhambra],
     ) -> Result<(), ScanError> {
         for k in 0..alhambras.len() {
@@ -134,13 +123,14 @@ impl Scanner {
             if !tone_is_off(&tone) {
                 continue;
             }
-            let toned = tone.apply(frame, white)?;
+            let (white, through) = (photo.white, photo.image_to_table);
+            let toned = tone.apply(photo.frame, white)?;
             let light = [
                 white[0] * a.light[0],
                 white[1] * a.light[1],
                 white[2] * a.light[2],
             ];
-            let Some(mut view) = View::new(&toned, edges, &through, markers, light) else {
+            let Some(mut view) = View::new(photo.showing(&toned).under(light)) else {
                 continue;
             };
             // The table's colour in the new tone, as the overview shows it.
@@ -183,11 +173,7 @@ impl Scanner {
     /// `None` when too few were read surely to tell.
     pub(super) fn adapted_reading(
         &self,
-        frame: &Mat,
-        edges: &EdgeMap,
-        image_to_table: Homography,
-        markers: bool,
-        white: WhiteBalance,
+        photo: Photo<'_>,
         reading: &TableReading,
     ) -> Result<Option<Vec<FoundAlhambra>>, ScanError> {
         let limit = self.profile.presence_limit;
@@ -202,7 +188,7 @@ impl Scanner {
         let Some(profile) = self.profile.adapted(sure, ADAPTED_PRIOR, ADAPTED_LEAST) else {
             return Ok(None);
         };
-        let Some(mut view) = View::new(frame, edges, &image_to_table, markers, white) else {
+        let Some(mut view) = View::new(photo) else {
             return Ok(None);
         };
         view.table = reading.table.clone();
@@ -250,15 +236,9 @@ impl Scanner {
     /// white balance, with that fit, best first. (Not how much it outscores everything
     /// else: more blue makes the fountain's basin outscore the rest more, and a blue cast
     /// was then made worse.)
-    pub(super) fn likely_casts(
-        &self,
-        frame: &Mat,
-        edges: &EdgeMap,
-        image_to_table: &Homography,
-        markers: bool,
-        white: WhiteBalance,
-    ) -> Result<Vec<(f32, [f32; 3])>, ScanError> {
-        let Some(plain_view) = View::new(frame, edges, image_to_table, markers, white) else {
+    pub(super) fn likely_casts(&self, photo: Photo<'_>) -> Result<Vec<(f32, [f32; 3])>, ScanError> {
+        let (image_to_table, white) = (&photo.image_to_table, photo.white);
+        let Some(plain_view) = View::new(photo) else {
             return Ok(Vec::new());
         };
         // The table's picture is the same under every cast: warped once.

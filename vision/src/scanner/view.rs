@@ -106,6 +106,43 @@ impl EdgeMap {
     }
 }
 
+/// One way of looking at the photo, what every whole reading starts from: its pixels (as
+/// shot, in another tone or with the light made even), their edges, the plane the table
+/// is seen through, whether markers told that plane, and the white balance.
+#[derive(Clone, Copy)]
+pub(super) struct Photo<'a> {
+    pub(super) frame: &'a Mat,
+    pub(super) edges: &'a EdgeMap,
+    pub(super) image_to_table: Homography,
+    /// Whether the plane comes from markers (true scale) or is a guess.
+    pub(super) markers: bool,
+    pub(super) white: WhiteBalance,
+}
+
+impl<'a> Photo<'a> {
+    /// The same look at other pixels of the same photo (its edges stay those of the photo
+    /// as shot: a tone or evened light moves no border).
+    pub(super) fn showing<'b>(self, frame: &'b Mat) -> Photo<'b>
+    where
+        'a: 'b,
+    {
+        Photo { frame, ..self }
+    }
+
+    /// The same look under another white balance.
+    pub(super) fn under(self, white: WhiteBalance) -> Photo<'a> {
+        Photo { white, ..self }
+    }
+
+    /// The same look through another plane.
+    pub(super) fn through(self, image_to_table: Homography) -> Photo<'a> {
+        Photo {
+            image_to_table,
+            ..self
+        }
+    }
+}
+
 /// A frame prepared for reading: the image, the plane, the white balance, the edges.
 pub(super) struct View<'a> {
     pub(super) frame: &'a Mat,
@@ -142,19 +179,13 @@ pub(super) type LookKey = ([u64; 8], [u32; 3]);
 impl<'a> View<'a> {
     /// A view of the table through `image_to_table` (`None` when it cannot be inverted),
     /// nothing claimed yet and the table's colour not yet told.
-    pub(super) fn new(
-        frame: &'a Mat,
-        edges: &'a EdgeMap,
-        image_to_table: &Homography,
-        markers: bool,
-        white: WhiteBalance,
-    ) -> Option<View<'a>> {
+    pub(super) fn new(photo: Photo<'a>) -> Option<View<'a>> {
         Some(View {
-            frame,
-            markers,
-            table_to_image: image_to_table.inverse()?,
-            white,
-            edges,
+            frame: photo.frame,
+            markers: photo.markers,
+            table_to_image: photo.image_to_table.inverse()?,
+            white: photo.white,
+            edges: photo.edges,
             table: None,
             claimed: Vec::new(),
             fountains: Vec::new(),
