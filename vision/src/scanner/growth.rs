@@ -629,8 +629,10 @@ impl Scanner {
                     })
                     .collect();
                 eprintln!(
-                    "cell {i},{j} at [{:.0},{:.0}] presence {presence:?} per {per:?}",
-                    c[0], c[1]
+                    "cell {i},{j} at [{:.0},{:.0}] presence {presence:?} per {per:?}, table share {:.2}",
+                    c[0],
+                    c[1],
+                    view.table_share(&quad)
                 );
             }
             // Another fountain is another player's Alhambra: growth stops there.
