@@ -55,6 +55,29 @@ fn check_a_legal_layout() {
 }
 
 #[test]
+fn check_says_what_the_game_does_not_print_without_calling_it_a_violation() {
+    let path = fixture("layouts/not_printed.json");
+    let o = alhambra(&["check", path.to_str().unwrap_or_default()]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    assert!(
+        text.contains("not printed in the base game")
+            && text.contains("pavilion with walls NES at (1,0)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("laid 3 times, printed 2: garden without walls"),
+        "{text}"
+    );
+    assert!(text.contains("legal: 5 tiles"), "{text}");
+    let o = alhambra(&["check", path.to_str().unwrap_or_default(), "--json"]);
+    assert_eq!(
+        json(&o),
+        serde_json::json!({"legal": true, "violations": []})
+    );
+}
+
+#[test]
 fn check_reports_each_violation_as_the_contract_says() {
     let o = alhambra(&[
         "check",

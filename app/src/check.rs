@@ -3,6 +3,7 @@
 use crate::Outcome;
 use crate::cli::{CheckArgs, HoleArg};
 use crate::input::read_json;
+use crate::not_printed;
 use crate::output;
 use alhambra_engine::{CheckReport, HoleRule, LayoutFile, Rules, picture};
 use anyhow::{Context, Result};
@@ -26,6 +27,9 @@ pub fn run(args: &CheckArgs) -> Result<Outcome> {
         text = serde_json::to_string(&report)? + "\n";
     } else {
         text += &picture::draw(&alhambra);
+        for line in not_printed::lines(&alhambra) {
+            let _ = writeln!(text, "{line}");
+        }
         if report.legal {
             let _ = writeln!(
                 text,

@@ -10,6 +10,7 @@ mod eval;
 mod images;
 mod input;
 mod markers;
+mod not_printed;
 mod output;
 mod scan;
 mod score;

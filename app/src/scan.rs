@@ -6,6 +6,7 @@ use crate::Outcome;
 use crate::images::{
     DEFAULT_MARKER_MM, file_name, load_profile, parse_marker_mm, read_image, without_colour,
 };
+use crate::not_printed;
 use alhambra_calibration::CameraFile;
 use alhambra_engine::{CheckReport, picture};
 use alhambra_vision::scanner::{PlaneSource, Scan, ScanOptions, Scanner};
@@ -242,23 +243,8 @@ fn describe(path: &Path, scan: &Scan, result: &ScanResult, grey: bool) -> String
                 covered.join(" ")
             );
         }
-        let impossible: Vec<String> = found
-            .tiles
-            .iter()
-            .filter(|t| !t.reading.in_catalogue)
-            .map(|t| {
-                format!(
-                    "{} with walls {} at {}",
-                    t.reading.building, t.reading.walls, t.pos
-                )
-            })
-            .collect();
-        if !impossible.is_empty() {
-            let _ = writeln!(
-                out,
-                "not in the catalogue (no such tile exists; misread?): {}",
-                impossible.join("; ")
-            );
+        for line in not_printed::lines(&alhambra) {
+            let _ = writeln!(out, "{line}");
         }
         let report = CheckReport::of(&alhambra);
         if report.legal {

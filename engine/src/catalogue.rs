@@ -2,6 +2,7 @@
 //! 108 money cards.
 
 use crate::building::Building;
+use crate::pos::Pos;
 use crate::side::Walls;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -90,6 +91,55 @@ pub fn matching(building: Building, walls: Walls) -> impl Iterator<Item = &'stat
         .filter(move |t| t.building == building && t.walls == walls)
 }
 
+/// What a layout holds that the base game does not print: (building, walls) pairs no tile
+/// has, with where they lie, and pairs laid more often than the game prints them. A
+/// misread, an expansion piece or a second copy of the game: worth saying, never a rule
+/// broken.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NotPrinted {
+    /// Each tile whose pair no printed tile has, in the order given.
+    pub unknown: Vec<(Pos, Building, Walls)>,
+    /// Each pair laid more often than printed: the pair, how often laid, how often printed.
+    pub extra: Vec<(Building, Walls, usize, usize)>,
+}
+
+impl NotPrinted {
+    /// Checks the tiles of a layout (the fountain is printed once per player and never
+    /// counted).
+    pub fn of(tiles: impl IntoIterator<Item = (Pos, Building, Walls)>) -> NotPrinted {
+        let mut out = NotPrinted::default();
+        let mut laid: Vec<(Building, Walls, usize)> = Vec::new();
+        for (pos, building, walls) in tiles {
+            if building == Building::Fountain {
+                continue;
+            }
+            if !exists(building, walls) {
+                out.unknown.push((pos, building, walls));
+                continue;
+            }
+            match laid
+                .iter_mut()
+                .find(|(b, w, _)| (*b, *w) == (building, walls))
+            {
+                Some(entry) => entry.2 += 1,
+                None => laid.push((building, walls, 1)),
+            }
+        }
+        for (building, walls, n) in laid {
+            let printed = matching(building, walls).count();
+            if n > printed {
+                out.extra.push((building, walls, n, printed));
+            }
+        }
+        out
+    }
+
+    /// Whether everything laid is printed, as often as laid.
+    pub fn is_empty(&self) -> bool {
+        self.unknown.is_empty() && self.extra.is_empty()
+    }
+}
+
 /// One of the four currencies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -149,6 +199,28 @@ pub fn money_cards() -> Vec<MoneyCard> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_layout_says_what_the_game_does_not_print() {
+        let w = |l: &str| Walls::from_letters(l).unwrap_or(Walls::NONE);
+        let none = NotPrinted::of([
+            (Pos::new(0, 0), Building::Fountain, Walls::NONE),
+            (Pos::new(1, 0), Building::Garden, Walls::NONE),
+            (Pos::new(2, 0), Building::Garden, Walls::NONE),
+        ]);
+        assert!(none.is_empty(), "two plain gardens are printed: {none:?}");
+        let found = NotPrinted::of([
+            (Pos::new(1, 0), Building::Pavilion, w("NES")),
+            (Pos::new(2, 0), Building::Garden, Walls::NONE),
+            (Pos::new(3, 0), Building::Garden, Walls::NONE),
+            (Pos::new(4, 0), Building::Garden, Walls::NONE),
+        ]);
+        assert_eq!(
+            found.unknown,
+            vec![(Pos::new(1, 0), Building::Pavilion, w("NES"))]
+        );
+        assert_eq!(found.extra, vec![(Building::Garden, Walls::NONE, 3, 2)]);
+    }
     use crate::side::Side;
 
     #[test]

@@ -17,7 +17,7 @@ pub mod wall;
 
 pub use alhambra::{Alhambra, Change, LayoutError, MAX_REACH, Piece};
 pub use building::Building;
-pub use catalogue::{Currency, MoneyCard, Tile, catalogue, money_cards};
+pub use catalogue::{Currency, MoneyCard, NotPrinted, Tile, catalogue, money_cards};
 pub use layout::{
     CheckReport, GameError, GameFile, LayoutFile, MOST_PLAYERS, PlayerEntry, TileEntry,
 };
