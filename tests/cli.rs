@@ -270,6 +270,12 @@ fn score_the_final_round() {
             .lines()
             .any(|l| l.starts_with("Cy") && l.trim_end().ends_with("23"))
     );
+    // Ana's walled corners are not all printed tiles: said, as a note, not a score change.
+    assert!(
+        stderr(&text).contains("note: Ana's Alhambra: not printed in the base game"),
+        "{}",
+        stderr(&text)
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 use crate::Outcome;
 use crate::cli::ScoreArgs;
 use crate::input::read_json;
+use crate::not_printed;
 use crate::output;
 use alhambra_engine::{Alhambra, Building, GameFile, ScoringRound, score_round};
 use anyhow::{Context, Result};
@@ -23,6 +24,9 @@ pub fn run(args: &ScoreArgs) -> Result<Outcome> {
         output::print(&table(&score))?;
     }
     for ((name, alhambra), s) in players.iter().zip(&score.players) {
+        for line in not_printed::lines(alhambra) {
+            eprintln!("note: {name}'s Alhambra: {line}");
+        }
         let broken = alhambra.check().len();
         if broken > 0 {
             eprintln!(
