@@ -141,6 +141,8 @@ mod tests {
         };
         assert_eq!((s.seed, s.count, s.players), (7, 1, None));
         assert_eq!(s.difficulty, crate::synth::DifficultyArg::Normal);
+        assert_eq!(s.laying, crate::synth::LayingArg::Neat);
+        assert!(parse(&["synth", "--seed", "1", "--out", "d", "--laying", "loose"]).is_ok());
         assert!(parse(&["synth", "--seed", "1", "--out", "d", "--players", "0"]).is_err());
         assert!(parse(&["synth", "--seed", "1", "--out", "d", "--count", "0"]).is_err());
         let Ok(Args {

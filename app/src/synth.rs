@@ -3,11 +3,13 @@
 
 use crate::Outcome;
 use crate::images::flat;
-use alhambra_vision::synth::{Difficulty, SceneOptions, TileSet, WallLook, render, write_scene};
+use alhambra_vision::synth::{
+    Difficulty, Laying, SceneOptions, TileSet, WallLook, render, write_scene,
+};
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 
-/// `alhambra synth --seed N --out DIR [--players K] [--difficulty easy|normal|hard] [--walls dark|light] [--tiles iso|plan] [--count C]`
+/// `alhambra synth --seed N --out DIR [--players K] [--difficulty easy|normal|hard] [--walls dark|light] [--tiles iso|plan] [--laying neat|loose] [--count C]`
 #[derive(Debug, clap::Args)]
 pub struct SynthArgs {
     /// Seed of the first photo; everything in a photo follows from its seed.
@@ -30,6 +32,10 @@ pub struct SynthArgs {
     /// checking that one labelled photo teaches tile art the scanner has never seen)
     #[arg(long, value_enum, default_value_t = TilesArg::Iso)]
     pub tiles: TilesArg,
+    /// How the tiles are laid: each a little off its cell on its own, or loosely, by hand
+    /// against the tiles already down, the small errors adding up across an Alhambra
+    #[arg(long, value_enum, default_value_t = LayingArg::Neat)]
+    pub laying: LayingArg,
     /// How many photos: seeds N, N+1, ... N+C-1.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub count: u64,
@@ -49,6 +55,24 @@ impl From<WallsArg> for WallLook {
         match w {
             WallsArg::Dark => WallLook::Dark,
             WallsArg::Light => WallLook::Light,
+        }
+    }
+}
+
+/// Laying on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LayingArg {
+    /// Each tile off its cell by its own small error.
+    Neat,
+    /// Errors that add up from the fountain outwards, tiles turned up to 3 degrees.
+    Loose,
+}
+
+impl From<LayingArg> for Laying {
+    fn from(l: LayingArg) -> Laying {
+        match l {
+            LayingArg::Neat => Laying::Neat,
+            LayingArg::Loose => Laying::Loose,
         }
     }
 }
@@ -106,6 +130,7 @@ pub fn run(args: &SynthArgs) -> Result<Outcome> {
             difficulty,
             walls: args.walls.into(),
             tiles: args.tiles.into(),
+            laying: args.laying.into(),
             ..SceneOptions::default()
         })
         .map_err(flat)?;

@@ -5,6 +5,7 @@
 
 use super::params::normal;
 use alhambra_engine::{Alhambra, Building, Piece, Pos, Tile};
+use std::collections::HashMap;
 
 /// A convex polygon on the table, millimetres.
 pub(crate) type Poly = Vec<[f64; 2]>;
@@ -160,6 +161,35 @@ impl PlayerLayout {
             .collect()
     }
 
+    /// Lays the tiles as by hand against those already down (see
+    /// [`super::Laying::Loose`]): each tile's shift from its cell is the mean of its laid
+    /// neighbours' plus a step of its own (0.7 mm typical), and it turns up to 3 degrees.
+    pub fn loosen(&mut self, rng: &mut fastrand::Rng) {
+        let mut shifts: HashMap<Pos, [f64; 2]> = HashMap::new();
+        for (pos, _, t) in &mut self.tiles {
+            let near: Vec<[f64; 2]> = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+                .iter()
+                .filter_map(|&(dx, dy)| shifts.get(&Pos::new(pos.x + dx, pos.y + dy)).copied())
+                .collect();
+            let shift = if near.is_empty() {
+                [0.0, 0.0]
+            } else {
+                let n = near.len() as f64;
+                let mean = [
+                    near.iter().map(|s| s[0]).sum::<f64>() / n,
+                    near.iter().map(|s| s[1]).sum::<f64>() / n,
+                ];
+                [mean[0] + normal(rng) * 0.7, mean[1] + normal(rng) * 0.7]
+            };
+            shifts.insert(*pos, shift);
+            t.center[0] += shift[0];
+            t.center[1] += shift[1];
+            if t.tile.is_some() {
+                t.angle += (normal(rng) * 1.2).clamp(-3.0, 3.0).to_radians();
+            }
+        }
+    }
+
     /// Moves every tile.
     pub fn shift(&mut self, d: [f64; 2]) {
         for (_, _, t) in &mut self.tiles {
@@ -300,4 +330,56 @@ pub(crate) fn slide_in(
         dist = next;
     }
     at(free)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// How far each tile of `b` lies from its place in `a`, by its ring (cells from the
+    /// fountain, the larger of the two axes).
+    fn moved_by_ring(a: &PlayerLayout, b: &PlayerLayout) -> Vec<(i32, f64)> {
+        a.tiles
+            .iter()
+            .zip(&b.tiles)
+            .map(|((pos, _, s), (_, _, t))| {
+                let d = (t.center[0] - s.center[0]).hypot(t.center[1] - s.center[1]);
+                (pos.x.abs().max(pos.y.abs()), d)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_loosely_laid_alhambra_drifts_more_the_further_out_its_tiles_lie() {
+        let (mut near, mut far) = (Vec::new(), Vec::new());
+        for seed in 0..40 {
+            let mut rng = fastrand::Rng::with_seed(seed);
+            let mut deck = alhambra_engine::catalogue().to_vec();
+            let grown = grow(&mut deck, 20, &mut rng);
+            let neat = lay(&grown, 50.0, 50.5, 0.3, (0.8, 1.2), 0, &mut rng);
+            let mut loose = neat.clone();
+            loose.loosen(&mut rng);
+            assert_eq!(loose.tiles[0].2.center, neat.tiles[0].2.center, "the fountain stays");
+            for ((_, _, s), (_, _, t)) in neat.tiles.iter().zip(&loose.tiles).skip(1) {
+                let turned = (t.angle - s.angle).to_degrees().abs();
+                assert!(turned <= 3.0 + 1e-9, "a tile turned {turned} degrees");
+            }
+            for (ring, d) in moved_by_ring(&neat, &loose) {
+                match ring {
+                    1 => near.push(d),
+                    r if r >= 3 => far.push(d),
+                    _ => {}
+                }
+            }
+        }
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+        assert!(!near.is_empty() && !far.is_empty());
+        assert!(
+            mean(&far) > 1.3 * mean(&near),
+            "three rings out {:.2} mm, one ring out {:.2} mm",
+            mean(&far),
+            mean(&near)
+        );
+        assert!(mean(&far) < 5.0, "drift of {:.2} mm is no careful player's", mean(&far));
+    }
 }

@@ -53,6 +53,20 @@ pub enum TileSet {
     Plan,
 }
 
+/// How carefully the tiles are laid: each a little off its cell on its own, or laid by
+/// hand against the tiles already down, so that the small errors add up across an
+/// Alhambra (a row five tiles out of the fountain drifts by millimetres, as real play
+/// does) and each tile sits a few degrees off square.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Laying {
+    /// Each tile off its cell by its own small error.
+    #[default]
+    Neat,
+    /// Errors that add up from the fountain outwards, and tiles turned up to 3 degrees.
+    Loose,
+}
+
 /// How hard a scene is to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -117,6 +131,8 @@ pub struct SceneOptions {
     pub walls: WallLook,
     /// Which tile set.
     pub tiles: TileSet,
+    /// How carefully the tiles are laid.
+    pub laying: Laying,
 }
 
 impl Default for SceneOptions {
@@ -129,6 +145,7 @@ impl Default for SceneOptions {
             height: 1080,
             walls: WallLook::Dark,
             tiles: TileSet::Iso,
+            laying: Laying::Neat,
         }
     }
 }
@@ -208,7 +225,12 @@ pub fn render(opts: &SceneOptions) -> Result<RenderedScene, SynthError> {
     }
     let mut rng = fastrand::Rng::with_seed(stream_seed(opts));
     let players = opts.players.unwrap_or_else(|| rng.u8(2..=6));
-    let scene = scene::Scene::build(opts.difficulty, players, opts.width, opts.height, &mut rng);
+    let mut scene =
+        scene::Scene::build(opts.difficulty, players, opts.width, opts.height, &mut rng);
+    if opts.laying == Laying::Loose {
+        // A stream of its own: the same seed lays the same scene, only loosened.
+        scene.loosen(&mut fastrand::Rng::with_seed(!stream_seed(opts)));
+    }
     let look = degrade::Look::draw(&params::Ranges::of(opts.difficulty), &mut rng);
     let (mut canvas, occluder) = scene.paint(opts.walls, opts.tiles, &mut rng)?;
     look.light(&mut canvas, &occluder, &scene.camera)?;
@@ -349,6 +371,9 @@ fn labels(
     // Only when not the usual, so that the usual photos' labels stay as they were.
     if opts.walls == WallLook::Light {
         meta.insert("walls".into(), json!("light"));
+    }
+    if opts.laying == Laying::Loose {
+        meta.insert("laying".into(), json!("loose"));
     }
     if opts.tiles == TileSet::Plan {
         meta.insert("tiles".into(), json!("plan"));

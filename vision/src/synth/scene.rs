@@ -276,6 +276,13 @@ fn fit(
 }
 
 impl Scene {
+    /// Every Alhambra laid loosely (see [`super::Laying::Loose`]).
+    pub fn loosen(&mut self, rng: &mut fastrand::Rng) {
+        for p in &mut self.players {
+            p.loosen(rng);
+        }
+    }
+
     /// Lays out a scene and fits its camera.
     pub fn build(
         difficulty: Difficulty,
