@@ -156,8 +156,31 @@ pub fn outer_edge_offset(
     None
 }
 
-/// Cell quad `q` with side `side` moved out by `offset` (share of a cell), its other
-/// sides kept.
+/// Two opposite sides' edges found off the quad tell that the tile lies off it as a whole
+/// when their offsets (one out, one in) agree within this (share of a cell).
+const SHIFT_AGREEMENT: f64 = 0.02;
+
+/// Which sides to move onto the edges `found` (per side facing the table, its
+/// [`outer_edge_offset`]), and by how much: every side whose edge lies more than `cut`
+/// outside; a side whose edge lies more than `cut` inside only when the opposite side's
+/// lies as far outside (the tile sits off its quad as a whole, as a tile laid askew of its
+/// Alhambra's lattice does). Alone, an edge found inside may be a wall's inner edge, the
+/// wall being the table's colour, and moving in would cut the wall off.
+pub fn sides_to_move(found: &[(Side, Option<f64>)], cut: f64) -> Vec<(Side, f64)> {
+    let on = |side: Side| found.iter().find(|(s, _)| *s == side).and_then(|f| f.1);
+    found
+        .iter()
+        .filter_map(|&(side, offset)| {
+            let o = offset?;
+            let whole =
+                || on(side.opposite()).is_some_and(|p| p > cut && (o + p).abs() <= SHIFT_AGREEMENT);
+            (o > cut || (o < -cut && whole())).then_some((side, o))
+        })
+        .collect()
+}
+
+/// Cell quad `q` with side `side` moved out by `offset` (share of a cell; in when
+/// negative), its other sides kept.
 pub fn side_moved(q: &[Point; 4], side: Side, offset: f64) -> Option<[Point; 4]> {
     let to_image = Homography::from_quads(&UNIT_CELL, q)?;
     let mut unit = UNIT_CELL;
@@ -277,5 +300,40 @@ mod tests {
         let close = |a: Point, b: Point| (a[0] - b[0]).abs() < 1e-9 && (a[1] - b[1]).abs() < 1e-9;
         assert!(close(m[0], [0.0, 0.0]) && close(m[3], [0.0, 10.0]));
         assert!(close(m[1], [11.0, 0.0]) && close(m[2], [11.0, 10.0]));
+    }
+
+    #[test]
+    fn a_side_moves_in_only_when_the_opposite_side_shows_the_tile_moved_as_a_whole() {
+        let cut = 0.015;
+        // Out: always; in: alone, never (a wall's inner edge may be what was found).
+        assert_eq!(
+            sides_to_move(&[(Side::North, Some(0.03)), (Side::East, Some(-0.05))], cut),
+            vec![(Side::North, 0.03)]
+        );
+        // The opposite side as far out: the tile lies off its quad, both sides move.
+        assert_eq!(
+            sides_to_move(&[(Side::East, Some(-0.05)), (Side::West, Some(0.04))], cut),
+            vec![(Side::East, -0.05), (Side::West, 0.04)]
+        );
+        // Out by much less than the other side is in: no whole move, the out side alone.
+        assert_eq!(
+            sides_to_move(
+                &[(Side::South, Some(-0.07)), (Side::North, Some(0.02))],
+                cut
+            ),
+            vec![(Side::North, 0.02)]
+        );
+        // Within the cut, or no edge found: nothing moves.
+        assert_eq!(
+            sides_to_move(
+                &[
+                    (Side::South, Some(-0.01)),
+                    (Side::North, Some(0.01)),
+                    (Side::East, None)
+                ],
+                cut
+            ),
+            vec![]
+        );
     }
 }

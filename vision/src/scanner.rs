@@ -20,7 +20,7 @@ use crate::appearance::{
 };
 use crate::geometry::{Homography, Point, UNIT_CELL};
 use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile};
-use crate::outer_edge::{outer_edge_offset, side_moved};
+use crate::outer_edge::{outer_edge_offset, side_moved, sides_to_move};
 use crate::plane::{Plane, find_plane};
 use crate::tone::Tone;
 use alhambra_engine::{

@@ -695,8 +695,9 @@ impl Scanner {
     }
 
     /// Reads again each of `sides` (sides of cell quad `quad` facing no cell of its
-    /// Alhambra) whose quad side lies well inside its tile, through the quad with that
-    /// side moved out onto the tile's edge (see [`outer_edge`](crate::outer_edge)): `f`'s
+    /// Alhambra) whose quad side lies well inside its tile (or well outside it, the
+    /// opposite side as far inside: see [`sides_to_move`]), through the quad with that
+    /// side moved onto the tile's edge (see [`outer_edge`](crate::outer_edge)): `f`'s
     /// side features are replaced when the side then looks about as much like some tile's
     /// side, walled or open, as before (a cut wall reads as a typical open side; what
     /// lies outside a tile's face, its thickness seen at a slant, reads as no side at all).
@@ -720,18 +721,21 @@ impl Scanner {
             return;
         };
         let fit = profile.side_fit(f, focus);
-        for &side in sides {
+        let found: Vec<(Side, Option<f64>)> = sides
+            .iter()
+            .map(|&side| {
+                let found = outer_edge_offset(view.frame, quad, side, view.white, Some(table));
+                if debugging() {
+                    eprintln!(
+                        "side {side:?} of the cell at {:?}: edge {found:?}",
+                        quad_centre(quad).map(|v| v.round())
+                    );
+                }
+                (side, found)
+            })
+            .collect();
+        for (side, offset) in sides_to_move(&found, EDGE_CUT) {
             let k = side as usize;
-            let found = outer_edge_offset(view.frame, quad, side, view.white, Some(table));
-            if debugging() {
-                eprintln!(
-                    "side {side:?} of the cell at {:?}: edge {found:?}",
-                    quad_centre(quad).map(|v| v.round())
-                );
-            }
-            let Some(offset) = found.filter(|&o| o > EDGE_CUT) else {
-                continue;
-            };
             let Some(sides) = side_moved(quad, side, offset + EDGE_MARGIN)
                 .and_then(|moved| view.side_features(&moved, glare))
             else {
