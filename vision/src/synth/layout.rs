@@ -359,7 +359,10 @@ mod tests {
             let neat = lay(&grown, 50.0, 50.5, 0.3, (0.8, 1.2), 0, &mut rng);
             let mut loose = neat.clone();
             loose.loosen(&mut rng);
-            assert_eq!(loose.tiles[0].2.center, neat.tiles[0].2.center, "the fountain stays");
+            assert_eq!(
+                loose.tiles[0].2.center, neat.tiles[0].2.center,
+                "the fountain stays"
+            );
             for ((_, _, s), (_, _, t)) in neat.tiles.iter().zip(&loose.tiles).skip(1) {
                 let turned = (t.angle - s.angle).to_degrees().abs();
                 assert!(turned <= 3.0 + 1e-9, "a tile turned {turned} degrees");
@@ -380,6 +383,10 @@ mod tests {
             mean(&far),
             mean(&near)
         );
-        assert!(mean(&far) < 5.0, "drift of {:.2} mm is no careful player's", mean(&far));
+        assert!(
+            mean(&far) < 5.0,
+            "drift of {:.2} mm is no careful player's",
+            mean(&far)
+        );
     }
 }
