@@ -1120,6 +1120,50 @@ fn one_labelled_photo_teaches_walls_of_another_look() {
 }
 
 #[test]
+fn tiles_laid_loosely_are_read() {
+    // Tiles laid as players lay them, each against those already down: rows drift by
+    // millimetres and tiles sit up to 3 degrees askew. Learned from one neatly laid
+    // photo, the easy loose photos are read as exactly as neat ones.
+    let dir = scratch("loose");
+    let (train, set) = (dir.join("train"), dir.join("set").join("easy"));
+    synth(&["--seed", "7", "--out", arg(&train)]);
+    synth(&[
+        "--seed",
+        "7700",
+        "--count",
+        "3",
+        "--difficulty",
+        "easy",
+        "--laying",
+        "loose",
+        "--out",
+        arg(&set),
+    ]);
+    let labels: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(set.join("easy_7700.json")).unwrap_or_default(),
+    )
+    .unwrap_or_default();
+    assert_eq!(labels["meta"]["laying"], "loose", "{}", labels["meta"]);
+    let profile = dir.join("profile.json");
+    learn_profile(&train.join("normal_7.jpg"), &profile);
+    let o = alhambra(&[
+        "eval",
+        arg(&dir.join("set")),
+        "--profile",
+        arg(&profile),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    let at = |key: &str| v["overall"][key].as_f64().unwrap_or(f64::NAN);
+    assert_eq!(at("photos"), 3.0, "{v}");
+    assert!(at("building_error_pct") <= 0.5, "{v}");
+    assert!(at("wall_error_pct") <= 0.5, "{v}");
+    assert!(at("alhambra_exact_pct") >= 90.0, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn one_labelled_photo_teaches_a_tile_set_drawn_unlike_this_renderers() {
     // The second tile set: buildings seen from above on grey-green paving, crenellated
     // grey walls, round badges, a fountain on a lawn with no player's colour, no drawn
