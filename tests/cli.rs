@@ -380,6 +380,21 @@ fn learn_profile(photo: &std::path::Path, out: &std::path::Path) -> Output {
     o
 }
 
+/// The `meta` of a rendered photo's labels (`Null` when they cannot be read).
+fn labels_meta(labels: &std::path::Path) -> serde_json::Value {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(labels).unwrap_or_default())
+            .unwrap_or_default();
+    v["meta"].clone()
+}
+
+/// `alhambra eval SET --profile PROFILE --json`, which must succeed: its overall figures.
+fn eval_overall(set: &std::path::Path, profile: &std::path::Path) -> serde_json::Value {
+    let o = alhambra(&["eval", arg(set), "--profile", arg(profile), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    json(&o)["overall"].clone()
+}
+
 #[test]
 fn synth_writes_a_photo_and_its_labels_the_same_for_the_same_seed() {
     let dir = scratch("synth");
@@ -1103,16 +1118,8 @@ fn one_labelled_photo_teaches_walls_of_another_look() {
     }
     let profile = dir.join("light.json");
     learn_profile(&train.join("normal_7.jpg"), &profile);
-    let o = alhambra(&[
-        "eval",
-        arg(&dir.join("set")),
-        "--profile",
-        arg(&profile),
-        "--json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
-    let at = |key: &str| v["overall"][key].as_f64().unwrap_or(f64::NAN);
+    let v = eval_overall(&dir.join("set"), &profile);
+    let at = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
     assert_eq!(at("photos"), 3.0, "{v}");
     assert!(at("wall_error_pct") <= 1.0, "{v}");
     assert!(at("alhambra_exact_pct") >= 60.0, "{v}");
@@ -1139,23 +1146,12 @@ fn tiles_laid_loosely_are_read() {
         "--out",
         arg(&set),
     ]);
-    let labels: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(set.join("easy_7700.json")).unwrap_or_default(),
-    )
-    .unwrap_or_default();
-    assert_eq!(labels["meta"]["laying"], "loose", "{}", labels["meta"]);
+    let meta = labels_meta(&set.join("easy_7700.json"));
+    assert_eq!(meta["laying"], "loose", "{meta}");
     let profile = dir.join("profile.json");
     learn_profile(&train.join("normal_7.jpg"), &profile);
-    let o = alhambra(&[
-        "eval",
-        arg(&dir.join("set")),
-        "--profile",
-        arg(&profile),
-        "--json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
-    let at = |key: &str| v["overall"][key].as_f64().unwrap_or(f64::NAN);
+    let v = eval_overall(&dir.join("set"), &profile);
+    let at = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
     assert_eq!(at("photos"), 3.0, "{v}");
     assert!(at("building_error_pct") <= 0.5, "{v}");
     assert!(at("wall_error_pct") <= 0.5, "{v}");
@@ -1186,23 +1182,12 @@ fn one_labelled_photo_teaches_a_tile_set_drawn_unlike_this_renderers() {
             arg(out),
         ]);
     }
-    let labels: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(train.join("normal_7.json")).unwrap_or_default(),
-    )
-    .unwrap_or_default();
-    assert_eq!(labels["meta"]["tiles"], "plan", "{}", labels["meta"]);
+    let meta = labels_meta(&train.join("normal_7.json"));
+    assert_eq!(meta["tiles"], "plan", "{meta}");
     let profile = dir.join("plan.json");
     learn_profile(&train.join("normal_7.jpg"), &profile);
-    let o = alhambra(&[
-        "eval",
-        arg(&dir.join("set")),
-        "--profile",
-        arg(&profile),
-        "--json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
-    let at = |key: &str| v["overall"][key].as_f64().unwrap_or(f64::NAN);
+    let v = eval_overall(&dir.join("set"), &profile);
+    let at = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
     assert_eq!(at("photos"), 3.0, "{v}");
     assert!(at("building_error_pct") <= 1.0, "{v}");
     assert!(at("wall_error_pct") <= 1.0, "{v}");
