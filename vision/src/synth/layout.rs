@@ -4,7 +4,7 @@
 //! board with its tiles, money cards, a cup, the marker sheets).
 
 use super::params::normal;
-use alhambra_engine::{Alhambra, Building, Piece, Pos, Tile};
+use alhambra_engine::{Alhambra, Building, Piece, Pos, Side, Tile};
 use std::collections::HashMap;
 
 /// A convex polygon on the table, millimetres.
@@ -167,9 +167,9 @@ impl PlayerLayout {
     pub fn loosen(&mut self, rng: &mut fastrand::Rng) {
         let mut shifts: HashMap<Pos, [f64; 2]> = HashMap::new();
         for (pos, _, t) in &mut self.tiles {
-            let near: Vec<[f64; 2]> = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+            let near: Vec<[f64; 2]> = Side::ALL
                 .iter()
-                .filter_map(|&(dx, dy)| shifts.get(&Pos::new(pos.x + dx, pos.y + dy)).copied())
+                .filter_map(|&side| shifts.get(&pos.neighbour(side)).copied())
                 .collect();
             let shift = if near.is_empty() {
                 [0.0, 0.0]
