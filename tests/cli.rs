@@ -1168,7 +1168,14 @@ fn an_alhambra_read_larger_before_the_photos_tone_was_corrected_keeps_that_readi
     let dir = scratch("tone-per-alhambra");
     let (train, set) = (dir.join("train"), dir.join("set").join("normal"));
     synth(&["--seed", "7", "--out", arg(&train)]);
-    synth(&["--seed", "8461", "--difficulty", "normal", "--out", arg(&set)]);
+    synth(&[
+        "--seed",
+        "8461",
+        "--difficulty",
+        "normal",
+        "--out",
+        arg(&set),
+    ]);
     let profile = dir.join("profile.json");
     learn_profile(&train.join("normal_7.jpg"), &profile);
     let v = eval_overall(&dir.join("set"), &profile);
