@@ -1160,33 +1160,6 @@ fn tiles_laid_loosely_are_read() {
 }
 
 #[test]
-fn an_alhambra_read_larger_before_the_photos_tone_was_corrected_keeps_that_reading() {
-    // A hazy photo: read again in the tone its sure tiles tell, it reads more tiles in
-    // all, but one Alhambra loses a whole row (10 of its 18 tiles) that the first reading
-    // had. Taking the new reading whole missed 10 of the photo's 54 tiles; each Alhambra
-    // now keeps the reading that read it clearly larger.
-    let dir = scratch("tone-per-alhambra");
-    let (train, set) = (dir.join("train"), dir.join("set").join("normal"));
-    synth(&["--seed", "7", "--out", arg(&train)]);
-    synth(&[
-        "--seed",
-        "8461",
-        "--difficulty",
-        "normal",
-        "--out",
-        arg(&set),
-    ]);
-    let profile = dir.join("profile.json");
-    learn_profile(&train.join("normal_7.jpg"), &profile);
-    let v = eval_overall(&dir.join("set"), &profile);
-    let at = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
-    assert_eq!(at("photos"), 1.0, "{v}");
-    assert!(at("missed_pct") <= 10.0, "{v}");
-    assert!(at("phantom_pct") <= 1.0, "{v}");
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
 fn one_labelled_photo_teaches_a_tile_set_drawn_unlike_this_renderers() {
     // The second tile set: buildings seen from above on grey-green paving, crenellated
     // grey walls, round badges, a fountain on a lawn with no player's colour, no drawn

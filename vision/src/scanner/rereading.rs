@@ -75,10 +75,7 @@ impl Scanner {
             tell_readings("toned", &again, alhambras);
             looks.extend(again.iter().cloned());
             if grown(&again) >= grown(alhambras) && count(&again) > count(alhambras) {
-                // The photo reads better in the new tone as a whole; an Alhambra that
-                // read clearly larger before keeps that reading.
-                let before = std::mem::replace(alhambras, again);
-                take_larger(alhambras, before);
+                *alhambras = again;
                 kept = Some(toned);
             } else {
                 break;
