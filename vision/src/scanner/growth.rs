@@ -32,21 +32,6 @@ const EDGE_FIT_LOSS: f32 = 4.0;
 /// labelled tiles' sides were learned from quads a little larger than the tiles.
 const EDGE_MARGIN: f64 = 0.01;
 
-/// A cell met while growing is another player's fountain only when it reads as a fountain
-/// at least this share as clearly (see `fountain_margin`) as the fountain grown from, in
-/// the same photo and light. Tiles washed out by haze or glare read pale, paler than any
-/// building the profile knows, and so a little like a fountain: on dev photos such tiles
-/// read at 0.02-0.76 of their own fountain's margin, most under a quarter (a hazy
-/// Alhambra lost ten tiles to this stop). A white glare patch on the table reads at
-/// 0.23-0.76 (at half, a lone fountain on one grew six cells over it); the one other
-/// fountain growth met that anchoring had not taken read at 0.83.
-const OTHER_FOUNTAIN_SHARE: f32 = 0.25;
-/// A cell more than this share the table's colour stops growth when it reads as a
-/// fountain at all: the bare table can read as pale as a washed-out tile (dev: a cream
-/// table and a dark one beside a lone fountain, at 0.63 and 0.68, joined as tiles;
-/// washed-out tiles show 0.0-0.12, on a cream table 0.6).
-const OTHER_FOUNTAIN_TABLE: f32 = 0.5;
-
 /// A cell's offset from another, in cells.
 type Offset = (i32, i32);
 
@@ -540,12 +525,6 @@ impl Scanner {
             return None;
         }
         let mut ring = Vec::new();
-        // How clearly the fountain grown from reads as one (see `OTHER_FOUNTAIN_SHARE`).
-        let own_margin = g
-            .quads
-            .get(&(0, 0))
-            .and_then(|q| view.features(q))
-            .map_or(0.0, |f| self.fountain_margin(&f).max(0.0));
         for &(i, j) in &g.frontier {
             // Read where the grid (averaged over every cell found) predicts the cell,
             // around it, and where its borders are: the best-looking quad counts.
@@ -657,18 +636,7 @@ impl Scanner {
                 );
             }
             // Another fountain is another player's Alhambra: growth stops there.
-            let margin = self.fountain_margin(&features);
-            let other_fountain = (i, j) != (0, 0)
-                && (margin > OTHER_FOUNTAIN_SHARE * own_margin
-                    || (margin > 0.0 && view.table_share(&quad) > OTHER_FOUNTAIN_TABLE));
-            if debugging() && margin > 0.0 {
-                let c = quad_centre(&quad);
-                eprintln!(
-                    "cell {i},{j} at [{:.0},{:.0}] fountain margin {margin:.1} (its own \
-                     fountain's {own_margin:.1})",
-                    c[0], c[1]
-                );
-            }
+            let other_fountain = (i, j) != (0, 0) && self.fountain_margin(&features) > 0.0;
             if view.taken(&quad) || other_fountain {
                 if debugging() {
                     let c = quad_centre(&quad);
