@@ -333,6 +333,19 @@ fn tiles_washed_out_past_taking_off_are_read_against_the_tiles_under_glare() {
 }
 
 #[test]
+fn tiles_washed_out_by_haze_are_not_taken_for_another_players_fountain() {
+    // Normal scene 8461: haze pales an 18-tile and a 5-tile Alhambra; their towers,
+    // pavilions and chambers read a little like a fountain (margins 10-38 where their
+    // own fountains read 35-85), and growth stopped at each as at another player's
+    // (10 tiles missed). Judged against their own fountain's margin, they join (the lamp
+    // test in tests/cli.rs guards the bare table lit as pale).
+    let profile = profile_from_normal_7();
+    let tally = read_normal(&profile, 8461);
+    assert!(tally.missed <= 6, "{tally:?}");
+    assert_eq!(tally.phantom, 0, "{tally:?}");
+}
+
+#[test]
 fn a_washed_out_tile_reads_as_its_building_under_glare_and_a_dark_cell_under_none() {
     use alhambra_vision::appearance::{Focus, black_level, features, glared, sample_patch};
     use alhambra_vision::plane::find_plane;

@@ -32,6 +32,29 @@ const EDGE_FIT_LOSS: f32 = 4.0;
 /// labelled tiles' sides were learned from quads a little larger than the tiles.
 const EDGE_MARGIN: f64 = 0.01;
 
+/// A cell met while growing is another player's fountain only when it reads as a fountain
+/// at least this share as clearly (see `fountain_margin`) as the fountain grown from, in
+/// the same photo and light. Tiles washed out by haze or glare read pale, paler than any
+/// building the profile knows, and so a little like a fountain: on dev photos such tiles
+/// read at 0.02-0.76 of their own fountain's margin, most under a quarter (a hazy
+/// Alhambra lost ten tiles to this stop). A white glare patch on the table reads at
+/// 0.23-0.76 (at half, a lone fountain on one grew six cells over it); the one other
+/// fountain growth met that anchoring had not taken read at 0.83.
+const OTHER_FOUNTAIN_SHARE: f32 = 0.25;
+/// A cell reading less clearly as a fountain than that still stops growth unless the
+/// art inside it (edge strength, see `EdgeMap::interior`) is at least this share of the
+/// fountain's: a tile keeps its drawn lines however washed out it is. A lamp's pool lights a cream table as pale, and the bare
+/// lit table comes close as a tile once the glare is taken off, unknown to the table's
+/// colour model, at 0.24 of the fountain's margin; its cells hold 0.02-0.03 of the
+/// fountain's edges, washed-out tiles 0.53-2.75 (easy_7625 under the lamp test's pool;
+/// normal_8450, 8461, 8474, 8498).
+const OTHER_FOUNTAIN_ART: f32 = 0.25;
+/// A cell more than this share the table's colour stops growth when it reads as a
+/// fountain at all: the bare table can read as pale as a washed-out tile (dev: a cream
+/// table and a dark one beside a lone fountain, at 0.63 and 0.68, joined as tiles;
+/// washed-out tiles show 0.0-0.12, on a cream table 0.6).
+const OTHER_FOUNTAIN_TABLE: f32 = 0.5;
+
 /// A cell's offset from another, in cells.
 type Offset = (i32, i32);
 
@@ -525,6 +548,12 @@ impl Scanner {
             return None;
         }
         let mut ring = Vec::new();
+        // How clearly the fountain grown from reads as one (see `OTHER_FOUNTAIN_SHARE`).
+        let own = g.quads.get(&(0, 0));
+        let own_margin = own
+            .and_then(|q| view.features(q))
+            .map_or(0.0, |f| self.fountain_margin(&f).max(0.0));
+        let own_art = own.map_or(f32::INFINITY, |q| view.edges.interior(q));
         for &(i, j) in &g.frontier {
             // Read where the grid (averaged over every cell found) predicts the cell,
             // around it, and where its borders are: the best-looking quad counts.
@@ -636,7 +665,20 @@ impl Scanner {
                 );
             }
             // Another fountain is another player's Alhambra: growth stops there.
-            let other_fountain = (i, j) != (0, 0) && self.fountain_margin(&features) > 0.0;
+            let margin = self.fountain_margin(&features);
+            let other_fountain = (i, j) != (0, 0)
+                && margin > 0.0
+                && (margin > OTHER_FOUNTAIN_SHARE * own_margin
+                    || view.table_share(&quad) > OTHER_FOUNTAIN_TABLE
+                    || view.edges.interior(&quad) < OTHER_FOUNTAIN_ART * own_art);
+            if debugging() && margin > 0.0 {
+                let c = quad_centre(&quad);
+                eprintln!(
+                    "cell {i},{j} at [{:.0},{:.0}] fountain margin {margin:.1} (its own \
+                     fountain's {own_margin:.1})",
+                    c[0], c[1]
+                );
+            }
             if view.taken(&quad) || other_fountain {
                 if debugging() {
                     let c = quad_centre(&quad);
