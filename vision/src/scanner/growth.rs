@@ -43,11 +43,11 @@ const EDGE_MARGIN: f64 = 0.01;
 const OTHER_FOUNTAIN_SHARE: f32 = 0.25;
 /// A cell reading less clearly as a fountain than that still stops growth unless the
 /// art inside it (edge strength, see `EdgeMap::interior`) is at least this share of the
-/// fountain's: a tile keeps its drawn lines however washed out it is. A lamp's pool lights a cream table as pale, and the bare
-/// lit table comes close as a tile once the glare is taken off, unknown to the table's
-/// colour model, at 0.24 of the fountain's margin; its cells hold 0.02-0.03 of the
-/// fountain's edges, washed-out tiles 0.53-2.75 (easy_7625 under the lamp test's pool;
-/// normal_8450, 8461, 8474, 8498).
+/// fountain's: a tile keeps its drawn lines however washed out it is. A lamp's pool
+/// lights a cream table as pale, and the bare lit table comes close as a tile once the
+/// glare is taken off, unknown to the table's colour model, at 0.24 of the fountain's
+/// margin; its cells hold 0.02-0.03 of the fountain's edges, washed-out tiles 0.53-2.75
+/// (easy_7625 under the lamp test's pool; normal_8450, 8461, 8474, 8498).
 const OTHER_FOUNTAIN_ART: f32 = 0.25;
 /// A cell more than this share the table's colour stops growth when it reads as a
 /// fountain at all: the bare table can read as pale as a washed-out tile (dev: a cream
