@@ -1244,6 +1244,27 @@ fn a_fountain_alone_off_the_overviews_guess_is_found() {
 }
 
 #[test]
+fn a_fountain_alone_turned_off_the_tables_grain_is_found() {
+    // Second tile set, normal_8831: a lone fountain lies turned off every direction the
+    // wood's grain and the other Alhambras show, so each lattice tried put its quad's
+    // corners on the table, and it read as no tile (3.2-3.5 against a limit of 2.9)
+    // although it read far more like the fountain than like any building. Reshaped onto
+    // the tile it reads clearly (0.15-0.3), and alone that now anchors it.
+    let dir = scratch("lone-turned-fountain");
+    let (train, set) = (dir.join("train"), dir.join("set"));
+    synth(&["--seed", "7", "--tiles", "plan", "--out", arg(&train)]);
+    synth(&["--seed", "8831", "--tiles", "plan", "--out", arg(&set)]);
+    let profile = dir.join("plan.json");
+    learn_profile(&train.join("normal_7.jpg"), &profile);
+    let o = alhambra(&["eval", arg(&set), "--profile", arg(&profile), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["overall"]["missed_pct"].as_f64(), Some(0.0), "{v}");
+    assert_eq!(v["overall"]["phantom_pct"].as_f64(), Some(0.0), "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn fountains_seen_clearest_at_another_size_are_all_looked_at() {
     // Fresh normal photos, tilted camera. normal_8463: a far fountain a fifth smaller than
     // the profile's, with one tile beside it, was tried at the learned pitch only and

@@ -952,8 +952,12 @@ impl Scanner {
         // A fountain that comes close may be a cell the lattice turned or sheared a
         // little (a steeply tilted table, far from the markers): reshaped, it may read.
         // Alone it might be a lattice turned by the octagon's 45 degrees: only a
-        // neighbour where the reshaped cell's grid predicts one vouches for it.
-        if (!presence.0 || presence.1 > CLEAR_SHARE * self.profile.presence_limit)
+        // neighbour where the reshaped cell's grid predicts one vouches for it, or, for a
+        // fountain that reads as no tile as the lattice put it, reading clearly once
+        // reshaped (a tile alone turned off every direction the table's grain shows: its
+        // quad's corners on the table; the turn is settled once grown, by its outline).
+        let clearly = CLEAR_SHARE * self.profile.presence_limit;
+        if (!presence.0 || presence.1 > clearly)
             && presence.1 <= RESHAPE_FAR * self.profile.presence_limit
             && let Some((q, g, p)) = view.reshaped_reading(
                 &self.profile,
@@ -964,8 +968,9 @@ impl Scanner {
                 ),
             )
             && p.1 < presence.1
-            && Homography::from_quads(&UNIT_CELL, &q)
-                .is_some_and(|grid| self.neighbours_present(view, &grid) > 0)
+            && ((!presence.0 && p.0 && p.1 <= clearly)
+                || Homography::from_quads(&UNIT_CELL, &q)
+                    .is_some_and(|grid| self.neighbours_present(view, &grid) > 0))
         {
             if debugging() {
                 eprintln!("    reshaped: distance {:.2} -> {:.2}", presence.1, p.1);
