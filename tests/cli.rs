@@ -1265,6 +1265,26 @@ fn a_fountain_alone_turned_off_the_tables_grain_is_found() {
 }
 
 #[test]
+fn a_fountain_is_not_turned_onto_bare_table_that_reads_as_tiles_under_a_cast() {
+    // Second tile set, normal_8832, dark wood: a fountain with an arcade beside it, read
+    // again under a reddening cast, was turned by 42 degrees to where two cells of wood
+    // read as seraglios (their distance within the limit, 0.9 of them the table's
+    // colour), losing the arcade and reading three phantoms. Bare table is no neighbour.
+    let dir = scratch("turned-onto-table");
+    let (train, set) = (dir.join("train"), dir.join("set"));
+    synth(&["--seed", "7", "--tiles", "plan", "--out", arg(&train)]);
+    synth(&["--seed", "8832", "--tiles", "plan", "--out", arg(&set)]);
+    let profile = dir.join("plan.json");
+    learn_profile(&train.join("normal_7.jpg"), &profile);
+    let o = alhambra(&["eval", arg(&set), "--profile", arg(&profile), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["overall"]["phantom_pct"].as_f64(), Some(0.0), "{v}");
+    assert_eq!(v["overall"]["missed_pct"].as_f64(), Some(0.0), "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn fountains_seen_clearest_at_another_size_are_all_looked_at() {
     // Fresh normal photos, tilted camera. normal_8463: a far fountain a fifth smaller than
     // the profile's, with one tile beside it, was tried at the learned pitch only and

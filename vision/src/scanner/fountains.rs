@@ -872,15 +872,16 @@ impl Scanner {
         (v.0 > plain.0 && (v.0 >= 2 || v.1 >= 1)).then_some(gains)
     }
 
-    /// How many of the four cells beside the grid's (0, 0) hold a tile where it predicts.
+    /// How many of the four cells beside the grid's (0, 0) hold a tile where it predicts
+    /// (the bare table, mostly its own colour and not clearly a tile, holds none).
     fn neighbours_present(&self, view: &View<'_>, grid: &Homography) -> usize {
         [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)]
             .iter()
             .filter(|&&(i, j)| {
                 cell_quad(grid, i, j)
                     .filter(|q| view.inside(q) && !view.taken(q))
-                    .and_then(|q| view.features(&q))
-                    .is_some_and(|f| self.profile.presence(&f).0)
+                    .and_then(|q| view.features(&q).map(|f| (q, f)))
+                    .is_some_and(|(q, f)| view.presence_of(&self.profile, &q, &f).0)
             })
             .count()
     }
