@@ -1285,6 +1285,29 @@ fn a_fountain_is_not_turned_onto_bare_table_that_reads_as_tiles_under_a_cast() {
 }
 
 #[test]
+fn a_cell_straddling_another_alhambras_tile_is_no_tile_of_a_lone_fountain() {
+    // Second tile set, normal_8836, grey cloth: a lone fountain, turned 15 degrees to
+    // where a neighbour reads as a tile, took a cell half on another Alhambra's chambers
+    // (its centre 0.53 of a cell from that tile's) and half on the cloth: a phantom
+    // chambers. Tiles cannot overlap: such a cell is taken.
+    let dir = scratch("straddling-cell");
+    let (train, set) = (dir.join("train"), dir.join("set"));
+    synth(&["--seed", "7", "--tiles", "plan", "--out", arg(&train)]);
+    synth(&["--seed", "8836", "--tiles", "plan", "--out", arg(&set)]);
+    let profile = dir.join("plan.json");
+    learn_profile(&train.join("normal_7.jpg"), &profile);
+    let o = alhambra(&["eval", arg(&set), "--profile", arg(&profile), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    // Four of its five Alhambras exact (the fifth has a phantom of its own, in a hole).
+    assert!(
+        v["overall"]["alhambra_exact_pct"].as_f64() >= Some(80.0),
+        "{v}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn fountains_seen_clearest_at_another_size_are_all_looked_at() {
     // Fresh normal photos, tilted camera. normal_8463: a far fountain a fifth smaller than
     // the profile's, with one tile beside it, was tried at the learned pitch only and
