@@ -1196,39 +1196,17 @@ fn one_labelled_photo_teaches_a_tile_set_drawn_unlike_this_renderers() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn a_bare_cloth_beside_a_lone_fountain_is_no_tile_under_any_light() {
-    // A grey cloth, second tile set (whose chambers have slate roofs): the lone
-    // fountains were read again under casts and their own light, while the cloth's colour
-    // was still compared under the photo's white balance. Six cells of bare cloth were then
-    // read as chambers around one fountain.
-    let dir = scratch("bare-cloth");
-    let (train, set) = (dir.join("train"), dir.join("set"));
-    for (seed, out) in [("7", &train), ("8014", &set)] {
-        synth(&["--seed", seed, "--tiles", "plan", "--out", arg(out)]);
-    }
-    let profile = dir.join("plan.json");
-    learn_profile(&train.join("normal_7.jpg"), &profile);
-    let o = alhambra(&["eval", arg(&set), "--profile", arg(&profile), "--json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
-    assert_eq!(v["overall"]["phantom_pct"].as_f64(), Some(0.0), "{v}");
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn a_fountain_alone_off_the_overviews_guess_is_found() {
-    // Second tile set, 30 mm markers: a player's fountain lies alone, and the overview
-    // put its centre a sixth of a cell off. No cell of the grids tried around that guess
-    // read near enough a tile to be read carefully, and the fountain was missed.
-    let dir = scratch("lone-fountain");
+/// `eval --json`'s overall figures for the second tile set's photo of `seed` at
+/// `difficulty`, read with the profile learned from that set's normal photo of seed 7.
+fn plan_photo_overall(name: &str, seed: &str, difficulty: &str) -> serde_json::Value {
+    let dir = scratch(name);
     let (train, set) = (dir.join("train"), dir.join("set"));
     synth(&["--seed", "7", "--tiles", "plan", "--out", arg(&train)]);
     synth(&[
         "--seed",
-        "8104",
+        seed,
         "--difficulty",
-        "easy",
+        difficulty,
         "--tiles",
         "plan",
         "--out",
@@ -1236,11 +1214,28 @@ fn a_fountain_alone_off_the_overviews_guess_is_found() {
     ]);
     let profile = dir.join("plan.json");
     learn_profile(&train.join("normal_7.jpg"), &profile);
-    let o = alhambra(&["eval", arg(&set), "--profile", arg(&profile), "--json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
-    assert_eq!(v["overall"]["missed_pct"].as_f64(), Some(0.0), "{v}");
+    let v = eval_overall(&set, &profile);
     let _ = std::fs::remove_dir_all(&dir);
+    v
+}
+
+#[test]
+fn a_bare_cloth_beside_a_lone_fountain_is_no_tile_under_any_light() {
+    // A grey cloth, second tile set (whose chambers have slate roofs): the lone
+    // fountains were read again under casts and their own light, while the cloth's colour
+    // was still compared under the photo's white balance. Six cells of bare cloth were then
+    // read as chambers around one fountain.
+    let v = plan_photo_overall("bare-cloth", "8014", "normal");
+    assert_eq!(v["phantom_pct"].as_f64(), Some(0.0), "{v}");
+}
+
+#[test]
+fn a_fountain_alone_off_the_overviews_guess_is_found() {
+    // Second tile set, 30 mm markers: a player's fountain lies alone, and the overview
+    // put its centre a sixth of a cell off. No cell of the grids tried around that guess
+    // read near enough a tile to be read carefully, and the fountain was missed.
+    let v = plan_photo_overall("lone-fountain", "8104", "easy");
+    assert_eq!(v["missed_pct"].as_f64(), Some(0.0), "{v}");
 }
 
 #[test]
@@ -1250,18 +1245,9 @@ fn a_fountain_alone_turned_off_the_tables_grain_is_found() {
     // corners on the table, and it read as no tile (3.2-3.5 against a limit of 2.9)
     // although it read far more like the fountain than like any building. Reshaped onto
     // the tile it reads clearly (0.15-0.3), and alone that now anchors it.
-    let dir = scratch("lone-turned-fountain");
-    let (train, set) = (dir.join("train"), dir.join("set"));
-    synth(&["--seed", "7", "--tiles", "plan", "--out", arg(&train)]);
-    synth(&["--seed", "8831", "--tiles", "plan", "--out", arg(&set)]);
-    let profile = dir.join("plan.json");
-    learn_profile(&train.join("normal_7.jpg"), &profile);
-    let o = alhambra(&["eval", arg(&set), "--profile", arg(&profile), "--json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
-    assert_eq!(v["overall"]["missed_pct"].as_f64(), Some(0.0), "{v}");
-    assert_eq!(v["overall"]["phantom_pct"].as_f64(), Some(0.0), "{v}");
-    let _ = std::fs::remove_dir_all(&dir);
+    let v = plan_photo_overall("lone-turned-fountain", "8831", "normal");
+    assert_eq!(v["missed_pct"].as_f64(), Some(0.0), "{v}");
+    assert_eq!(v["phantom_pct"].as_f64(), Some(0.0), "{v}");
 }
 
 #[test]
@@ -1270,18 +1256,9 @@ fn a_fountain_is_not_turned_onto_bare_table_that_reads_as_tiles_under_a_cast() {
     // again under a reddening cast, was turned by 42 degrees to where two cells of wood
     // read as seraglios (their distance within the limit, 0.9 of them the table's
     // colour), losing the arcade and reading three phantoms. Bare table is no neighbour.
-    let dir = scratch("turned-onto-table");
-    let (train, set) = (dir.join("train"), dir.join("set"));
-    synth(&["--seed", "7", "--tiles", "plan", "--out", arg(&train)]);
-    synth(&["--seed", "8832", "--tiles", "plan", "--out", arg(&set)]);
-    let profile = dir.join("plan.json");
-    learn_profile(&train.join("normal_7.jpg"), &profile);
-    let o = alhambra(&["eval", arg(&set), "--profile", arg(&profile), "--json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
-    assert_eq!(v["overall"]["phantom_pct"].as_f64(), Some(0.0), "{v}");
-    assert_eq!(v["overall"]["missed_pct"].as_f64(), Some(0.0), "{v}");
-    let _ = std::fs::remove_dir_all(&dir);
+    let v = plan_photo_overall("turned-onto-table", "8832", "normal");
+    assert_eq!(v["phantom_pct"].as_f64(), Some(0.0), "{v}");
+    assert_eq!(v["missed_pct"].as_f64(), Some(0.0), "{v}");
 }
 
 #[test]
@@ -1290,21 +1267,9 @@ fn a_cell_straddling_another_alhambras_tile_is_no_tile_of_a_lone_fountain() {
     // where a neighbour reads as a tile, took a cell half on another Alhambra's chambers
     // (its centre 0.53 of a cell from that tile's) and half on the cloth: a phantom
     // chambers. Tiles cannot overlap: such a cell is taken.
-    let dir = scratch("straddling-cell");
-    let (train, set) = (dir.join("train"), dir.join("set"));
-    synth(&["--seed", "7", "--tiles", "plan", "--out", arg(&train)]);
-    synth(&["--seed", "8836", "--tiles", "plan", "--out", arg(&set)]);
-    let profile = dir.join("plan.json");
-    learn_profile(&train.join("normal_7.jpg"), &profile);
-    let o = alhambra(&["eval", arg(&set), "--profile", arg(&profile), "--json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v = json(&o);
+    let v = plan_photo_overall("straddling-cell", "8836", "normal");
     // Four of its five Alhambras exact (the fifth has a phantom of its own, in a hole).
-    assert!(
-        v["overall"]["alhambra_exact_pct"].as_f64() >= Some(80.0),
-        "{v}"
-    );
-    let _ = std::fs::remove_dir_all(&dir);
+    assert!(v["alhambra_exact_pct"].as_f64() >= Some(80.0), "{v}");
 }
 
 #[test]
