@@ -53,8 +53,9 @@ use grid_fit::{on_shared_plane, plane_fit, refine_on_seams, reshape, turned_on};
 use growth::Growth;
 use lattice::{Comb, axis_tilts, edge_profiles, gradients, lattice_directions, lattice_period};
 use readings::{
-    breaks_fewer_rules, contested, far_surer, fuse_looks, grown_alhambras, joined_tiles,
-    shared_light, take_larger, take_much_larger, tell_readings, tile_count, violations,
+    breaks_fewer_rules, contested, far_surer, fill_from_looks, fuse_looks, grown_alhambras,
+    joined_tiles, shared_light, take_larger, take_much_larger, tell_readings, tile_count,
+    violations,
 };
 use table_colour::{TableColour, TableLight, table_colour, table_share_of};
 use view::{EdgeMap, Photo, View};
@@ -644,10 +645,20 @@ impl Scanner {
             take_larger(&mut alhambras, again);
         }
         fuse_looks(&mut alhambras, &looks);
+        let read = alhambras.clone();
         one_per_player(&mut alhambras);
         each_printed_tile_once(&mut alhambras);
         for a in &mut alhambras {
             drop_doubtful_unreachable(a, self.profile.presence_limit);
+        }
+        // Cells the kept reading left empty that another look read a tile on, once the
+        // tiles taken across from another Alhambra are dropped above; the game's limits
+        // again over the tiles added.
+        if fill_from_looks(&mut alhambras, &read, &looks, self.profile.presence_limit) {
+            each_printed_tile_once(&mut alhambras);
+            for a in &mut alhambras {
+                drop_doubtful_unreachable(a, self.profile.presence_limit);
+            }
         }
         if std::env::var_os("ALHAMBRA_TIMING").is_some() {
             eprintln!(

@@ -4,10 +4,10 @@
 //! they join and the rules they break, and merged tile by tile where they agree.
 
 use super::game_limits::joined_to_fountain;
-use super::{FoundAlhambra, debugging, dist, quad_centre, quad_size};
+use super::{FoundAlhambra, FoundTile, debugging, dist, quad_centre, quad_size};
 use crate::appearance::Choices;
 use crate::geometry::Point;
-use alhambra_engine::{Building, Pos, Rule, Walls};
+use alhambra_engine::{Building, Pos, Rule, Side, Walls};
 use std::collections::{BTreeSet, HashMap};
 
 /// How many times surer of all its tiles (see [`certainty`]) another look's reading of an
@@ -234,6 +234,127 @@ pub(super) fn fuse_looks(alhambras: &mut [FoundAlhambra], looks: &[FoundAlhambra
     }
 }
 
+/// A tile only another look saw must read this clearly, as a share of the presence limit
+/// (dev photos: such tiles that were real read at 0.1-0.65 of it, the phantoms among
+/// them at 0.9 and over: a loose tile or a neighbour's half on the table).
+const OTHER_LOOK_SHARE: f32 = 0.8;
+
+/// Adds to each Alhambra of two tiles or more the tiles another look at it read (`looks`:
+/// every whole reading of the photo, see [`fuse_looks`]) on cells its reading (`read`,
+/// before the game's limits dropped tiles from it) left empty, where
+/// such a tile reads clearly as a tile (see [`OTHER_LOOK_SHARE`] of `limit`), lies on the
+/// Alhambra's own lattice, on no tile of any Alhambra, and joins the Alhambra by a side.
+/// The reading kept is the one that grew most or broke fewest rules as a whole; growth
+/// turns on each cell's look, and the kept one can stop short at a tile another look read
+/// plainly (dev normal_8450: a seraglio read in one look of two at 0.65 of the limit).
+/// Returns whether a tile was added.
+pub(super) fn fill_from_looks(
+    alhambras: &mut [FoundAlhambra],
+    read: &[FoundAlhambra],
+    looks: &[FoundAlhambra],
+    limit: f32,
+) -> bool {
+    let mut filled = false;
+    for k in 0..alhambras.len() {
+        let a = &alhambras[k];
+        if a.tiles.len() < 2 {
+            continue;
+        }
+        let Some(size) = a.tiles.first().map(|f| quad_size(&f.corners_px)) else {
+            continue;
+        };
+        let Some(to_grid) = a.grid.inverse() else {
+            continue;
+        };
+        let fountain = a.fountain_px;
+        // The cells the kept reading held before the game's limits were applied: a tile
+        // dropped there broke a limit, and another look's tile there would break it too.
+        let held: BTreeSet<Pos> = read
+            .iter()
+            .filter(|r| dist(r.fountain_px, fountain) < 0.5 * size)
+            .flat_map(|r| r.tiles.iter().map(|t| t.pos))
+            .collect();
+        // A point's cell on the kept lattice, and whether it lies near that cell's centre.
+        let cell_of = |c: Point| -> Option<(Pos, bool)> {
+            let g = to_grid.apply(c)?;
+            let (i, j) = (g[0].round(), g[1].round());
+            let near = (g[0] - i).abs() < 0.25 && (g[1] - j).abs() < 0.25;
+            Some((Pos::new(i as i32, j as i32), near))
+        };
+        // The quarter turn from the lattice's frame to the Alhambra's upright one (see
+        // `Scanner::finish`): the one most of its tiles agree on.
+        let turned = |p: Pos, k: u8| (0..k).fold(p, |p, _| p.rotated_clockwise());
+        let Some(turn) = (0..4u8).max_by_key(|&k| {
+            a.tiles
+                .iter()
+                .filter(|t| {
+                    cell_of(quad_centre(&t.corners_px)).is_some_and(|(p, _)| turned(p, k) == t.pos)
+                })
+                .count()
+        }) else {
+            continue;
+        };
+        // The clearest look at each cell the Alhambra leaves empty.
+        let mut offered: HashMap<Pos, &FoundTile> = HashMap::new();
+        for u in looks
+            .iter()
+            .filter(|l| dist(l.fountain_px, fountain) < 0.5 * size)
+            .flat_map(|l| &l.tiles)
+        {
+            if u.reading.building == Building::Fountain
+                || u.presence > OTHER_LOOK_SHARE * limit
+                || held.contains(&u.pos)
+                || a.tiles.iter().any(|t| t.pos == u.pos)
+            {
+                continue;
+            }
+            let c = quad_centre(&u.corners_px);
+            // Its cell on the kept lattice: another look's frame may be turned.
+            let on_lattice = cell_of(c).is_some_and(|(p, near)| near && turned(p, turn) == u.pos);
+            let on_a_tile = alhambras
+                .iter()
+                .flat_map(|o| &o.tiles)
+                .any(|t| dist(quad_centre(&t.corners_px), c) < 0.5 * quad_size(&t.corners_px));
+            if !on_lattice || on_a_tile {
+                continue;
+            }
+            if offered.get(&u.pos).is_none_or(|o| u.presence < o.presence) {
+                offered.insert(u.pos, u);
+            }
+        }
+        // Joined by a side to the Alhambra, or to a tile added before it.
+        let mut added: Vec<FoundTile> = Vec::new();
+        loop {
+            let cells: BTreeSet<Pos> = alhambras[k]
+                .tiles
+                .iter()
+                .chain(&added)
+                .map(|t| t.pos)
+                .collect();
+            let Some(&p) = offered
+                .keys()
+                .filter(|p| Side::ALL.iter().any(|&s| cells.contains(&p.neighbour(s))))
+                .min()
+            else {
+                break;
+            };
+            if let Some(u) = offered.remove(&p) {
+                if debugging() {
+                    eprintln!(
+                        "tile {p:?} at {:?}: read by another look at the Alhambra, presence {:.2}",
+                        quad_centre(&u.corners_px).map(|v| v.round()),
+                        u.presence
+                    );
+                }
+                added.push(u.clone());
+            }
+        }
+        filled |= !added.is_empty();
+        alhambras[k].tiles.extend(added);
+    }
+    filled
+}
+
 /// Whether reading `again` of an Alhambra holds tiles on the cells `own` does and is
 /// [`SURER`] times surer of them (see [`certainty`]).
 pub(super) fn far_surer(again: &FoundAlhambra, own: &FoundAlhambra) -> bool {
@@ -336,6 +457,66 @@ mod tests {
         assert!(breaks_fewer_rules(&[row(0.0, 2), row(34.0, 2)], &raced));
         assert!(!breaks_fewer_rules(&[row(34.0, 2)], &raced));
         assert!(!breaks_fewer_rules(&raced, &raced));
+    }
+
+    #[test]
+    fn a_tile_another_look_read_clearly_fills_an_empty_cell_that_joins_the_alhambra() {
+        // `row`'s tiles lie 10 pixels apart from x0: its lattice, to match.
+        let on_lattice = |mut a: FoundAlhambra| {
+            a.grid = crate::geometry::Homography([
+                [10.0, 0.0, a.fountain_px[0]],
+                [0.0, 10.0, 0.0],
+                [0.0, 0.0, 1.0],
+            ]);
+            a
+        };
+        let sizes = |a: &[FoundAlhambra]| a.iter().map(|x| x.tiles.len()).collect::<Vec<_>>();
+        let limit = 2.0;
+        let fill = |found: &mut Vec<FoundAlhambra>, looks: &[FoundAlhambra]| {
+            let read = found.clone();
+            fill_from_looks(found, &read, looks, limit)
+        };
+        // Two gardens more in the other look, each joined to the last: both taken.
+        let mut found = vec![on_lattice(row(0.0, 3))];
+        fill(&mut found, &[on_lattice(row(0.0, 5))]);
+        assert_eq!(sizes(&found), vec![5]);
+        assert!(found[0].tiles.iter().any(|t| t.pos == Pos::new(4, 0)));
+        // Read no clearer than near the limit: a loose tile as often as one of its own.
+        let mut vague = on_lattice(row(0.0, 5));
+        vague.tiles[3].presence = 0.9 * limit;
+        let mut found = vec![on_lattice(row(0.0, 3))];
+        fill(&mut found, &[vague]);
+        assert_eq!(sizes(&found), vec![3]);
+        // On another Alhambra's tiles (its fountain at x = 30): not taken.
+        let mut found = vec![on_lattice(row(0.0, 3)), on_lattice(row(30.0, 2))];
+        fill(&mut found, &[on_lattice(row(0.0, 5))]);
+        assert_eq!(sizes(&found), vec![3, 2]);
+        // Not joined to the Alhambra (the cell between is empty in every look): not taken.
+        let mut gap = on_lattice(row(0.0, 5));
+        gap.tiles.remove(3);
+        let mut found = vec![on_lattice(row(0.0, 3))];
+        fill(&mut found, &[gap]);
+        assert_eq!(sizes(&found), vec![3]);
+        // A look in a frame turned against the kept one (its cell (3, 0) named (1, 1)).
+        let mut turned = on_lattice(row(0.0, 4));
+        turned.tiles[3].pos = Pos::new(1, 1);
+        let mut found = vec![on_lattice(row(0.0, 3))];
+        fill(&mut found, &[turned]);
+        assert_eq!(sizes(&found), vec![3]);
+        // A tile the game's limits dropped from the reading kept: not put back.
+        let mut found = vec![on_lattice(row(0.0, 3))];
+        let read = vec![on_lattice(row(0.0, 4))];
+        assert!(!fill_from_looks(
+            &mut found,
+            &read,
+            &[on_lattice(row(0.0, 5))],
+            limit
+        ));
+        assert_eq!(sizes(&found), vec![3]);
+        // A fountain read alone: no tile of its own vouches for the lattice.
+        let mut found = vec![on_lattice(row(0.0, 1))];
+        fill(&mut found, &[on_lattice(row(0.0, 5))]);
+        assert_eq!(sizes(&found), vec![1]);
     }
 
     #[test]
