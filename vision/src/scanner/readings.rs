@@ -241,9 +241,10 @@ const OTHER_LOOK_SHARE: f32 = 0.8;
 
 /// Adds to each Alhambra of two tiles or more the tiles another look at it read (`looks`:
 /// every whole reading of the photo, see [`fuse_looks`]) on cells its reading (`read`,
-/// before the game's limits dropped tiles from it) left empty, where
-/// such a tile reads clearly as a tile (see [`OTHER_LOOK_SHARE`] of `limit`), lies on the
-/// Alhambra's own lattice, on no tile of any Alhambra, and joins the Alhambra by a side.
+/// before the game's limits dropped tiles from it) left empty, where half the looks at
+/// the Alhambra at least read a tile, the clearest of them clearly (see
+/// [`OTHER_LOOK_SHARE`] of `limit`), on the Alhambra's own lattice, on no tile of any
+/// Alhambra, joined to the Alhambra by a side.
 /// The reading kept is the one that grew most or broke fewest rules as a whole; growth
 /// turns on each cell's look, and the kept one can stop short at a tile another look read
 /// plainly (dev normal_8450: a seraglio read in one look of two at 0.65 of the limit).
@@ -294,14 +295,23 @@ pub(super) fn fill_from_looks(
         }) else {
             continue;
         };
-        // The clearest look at each cell the Alhambra leaves empty.
-        let mut offered: HashMap<Pos, &FoundTile> = HashMap::new();
-        for u in looks
+        // How many looks at the Alhambra read a tile on each cell: one look of three or
+        // four is as often a loose tile beside it (hard photos' reserve tiles).
+        let own_looks: Vec<&FoundAlhambra> = looks
             .iter()
             .filter(|l| dist(l.fountain_px, fountain) < 0.5 * size)
-            .flat_map(|l| &l.tiles)
-        {
+            .collect();
+        let mut read_by: HashMap<Pos, usize> = HashMap::new();
+        for l in &own_looks {
+            for t in &l.tiles {
+                *read_by.entry(t.pos).or_default() += 1;
+            }
+        }
+        // The clearest look at each cell the Alhambra leaves empty.
+        let mut offered: HashMap<Pos, &FoundTile> = HashMap::new();
+        for u in own_looks.iter().flat_map(|l| &l.tiles) {
             if u.reading.building == Building::Fountain
+                || 2 * read_by.get(&u.pos).copied().unwrap_or(0) < own_looks.len()
                 || u.presence > OTHER_LOOK_SHARE * limit
                 || held.contains(&u.pos)
                 || a.tiles.iter().any(|t| t.pos == u.pos)
@@ -502,6 +512,11 @@ mod tests {
         turned.tiles[3].pos = Pos::new(1, 1);
         let mut found = vec![on_lattice(row(0.0, 3))];
         fill(&mut found, &[turned]);
+        assert_eq!(sizes(&found), vec![3]);
+        // Read by one look of three: as often a loose tile beside the Alhambra.
+        let mut found = vec![on_lattice(row(0.0, 3))];
+        let short = on_lattice(row(0.0, 3));
+        fill(&mut found, &[short.clone(), short, on_lattice(row(0.0, 5))]);
         assert_eq!(sizes(&found), vec![3]);
         // A tile the game's limits dropped from the reading kept: not put back.
         let mut found = vec![on_lattice(row(0.0, 3))];
