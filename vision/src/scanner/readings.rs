@@ -268,11 +268,12 @@ pub(super) fn fill_from_looks(
             continue;
         };
         let fountain = a.fountain_px;
+        let of_it = |r: &&FoundAlhambra| dist(r.fountain_px, fountain) < 0.5 * size;
         // The cells the kept reading held before the game's limits were applied: a tile
         // dropped there broke a limit, and another look's tile there would break it too.
         let held: BTreeSet<Pos> = read
             .iter()
-            .filter(|r| dist(r.fountain_px, fountain) < 0.5 * size)
+            .filter(of_it)
             .flat_map(|r| r.tiles.iter().map(|t| t.pos))
             .collect();
         // A point's cell on the kept lattice, and whether it lies near that cell's centre.
@@ -297,10 +298,7 @@ pub(super) fn fill_from_looks(
         };
         // How many looks at the Alhambra read a tile on each cell: one look of three or
         // four is as often a loose tile beside it (hard photos' reserve tiles).
-        let own_looks: Vec<&FoundAlhambra> = looks
-            .iter()
-            .filter(|l| dist(l.fountain_px, fountain) < 0.5 * size)
-            .collect();
+        let own_looks: Vec<&FoundAlhambra> = looks.iter().filter(of_it).collect();
         let mut read_by: HashMap<Pos, usize> = HashMap::new();
         for l in &own_looks {
             for t in &l.tiles {
