@@ -347,6 +347,10 @@ const OVERVIEW_SCALES: [f64; 3] = [1.0, 0.8, 1.25];
 /// photos began to lose fountains in shadow or half under a hand).
 const FAINT_CANDIDATE: f32 = 0.3;
 
+/// A quad whose centre lies nearer than this share of a cell to a tile's lies on that tile
+/// (see [`View::taken`]).
+const TAKEN_REACH: f64 = 0.75;
+
 /// A cell reading within this share of the presence limit is clearly a tile: no wider
 /// look is needed around it while growing, a light is judged by how many it makes, and a
 /// fountain further off (a quad a little off the tile, its corners read as another

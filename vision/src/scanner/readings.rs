@@ -4,7 +4,7 @@
 //! they join and the rules they break, and merged tile by tile where they agree.
 
 use super::game_limits::joined_to_fountain;
-use super::{FoundAlhambra, FoundTile, debugging, dist, quad_centre, quad_size};
+use super::{FoundAlhambra, FoundTile, TAKEN_REACH, debugging, dist, quad_centre, quad_size};
 use crate::appearance::Choices;
 use crate::geometry::Point;
 use alhambra_engine::{Building, Pos, Rule, Side, Walls};
@@ -319,10 +319,9 @@ pub(super) fn fill_from_looks(
             let c = quad_centre(&u.corners_px);
             // Its cell on the kept lattice: another look's frame may be turned.
             let on_lattice = cell_of(c).is_some_and(|(p, near)| near && turned(p, turn) == u.pos);
-            let on_a_tile = alhambras
-                .iter()
-                .flat_map(|o| &o.tiles)
-                .any(|t| dist(quad_centre(&t.corners_px), c) < 0.5 * quad_size(&t.corners_px));
+            let on_a_tile = alhambras.iter().flat_map(|o| &o.tiles).any(|t| {
+                dist(quad_centre(&t.corners_px), c) < TAKEN_REACH * quad_size(&t.corners_px)
+            });
             if !on_lattice || on_a_tile {
                 continue;
             }

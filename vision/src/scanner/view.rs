@@ -215,7 +215,7 @@ impl<'a> View<'a> {
     }
 
     /// Whether a quad lies on a cell already read into an Alhambra: its centre nearer than
-    /// three quarters of a cell to that cell's. Two tiles that do not overlap each hold
+    /// [`TAKEN_REACH`] of a cell to that cell's. Two tiles that do not overlap each hold
     /// their inscribed circle, so their centres lie a cell apart at least; half a cell let
     /// a lone fountain's lattice, turned, read a cell straddling another Alhambra's tile
     /// and the table beside it as a tile (plan normal_8836).
@@ -223,7 +223,7 @@ impl<'a> View<'a> {
         let c = quad_centre(q);
         self.claimed
             .iter()
-            .any(|(p, size)| dist(*p, c) < 0.75 * size)
+            .any(|(p, size)| dist(*p, c) < TAKEN_REACH * size)
     }
 
     /// Whether quad `q` shares a side with a cell of another Alhambra (see [`View::taken`]).
