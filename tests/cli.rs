@@ -1238,6 +1238,18 @@ fn a_tile_another_reading_of_the_photo_saw_plainly_is_kept() {
 }
 
 #[test]
+fn a_patch_of_table_that_reads_as_a_fountain_only_in_the_plain_light_is_no_player() {
+    // A patch of pale table beside an Alhambra's edge read as a fountain alone (2.8
+    // against a presence limit of 3.0); under the light its own colours call for it read
+    // 3.9, far from any tile. The photo's real lone fountain (1.1 there) stays. One tower
+    // of 49 tiles stays missed.
+    let v = photo_overall("lone-patch", "8474", "normal", "iso");
+    let at = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
+    assert_eq!(at("phantom_pct"), 0.0, "{v}");
+    assert!(at("missed_pct") < 4.0, "{v}");
+}
+
+#[test]
 fn a_bare_cloth_beside_a_lone_fountain_is_no_tile_under_any_light() {
     // A grey cloth, second tile set (whose chambers have slate roofs): the lone
     // fountains were read again under casts and their own light, while the cloth's colour

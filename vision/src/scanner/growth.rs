@@ -213,6 +213,25 @@ impl Growth {
 }
 
 /// The fountains' image centres of the Alhambras other than `k`.
+/// How far past the presence limit a fountain read alone may read under the light its own
+/// colours call for (see `stands_alone_in_its_light`).
+const ALONE_IN_ITS_LIGHT: f32 = 1.25;
+
+/// Whether an Alhambra read is more than a fountain alone, or is a fountain alone that
+/// still comes close to a tile (within [`ALONE_IN_ITS_LIGHT`] times the presence `limit`)
+/// under the light its own colours call for (`found.light`). A fountain alone has nothing
+/// but its own look to vouch for it: a real one reads under that light about as it did
+/// under the plain one (a little worse on a quad turned off its outline, whose corners
+/// show the table and skew the light), while a patch of paper, shadow or card that came
+/// within the limit in the plain light reads far from any tile once its colours are
+/// corrected towards a fountain's (dev hard photos: 2.8 -> 3.8-4.3 against a limit of 3.0).
+fn stands_alone_in_its_light(found: &FoundAlhambra, limit: f32) -> bool {
+    match found.tiles.as_slice() {
+        [fountain] => fountain.presence <= ALONE_IN_ITS_LIGHT * limit,
+        _ => true,
+    }
+}
+
 fn others_fountains(growths: &[Growth], k: usize) -> Vec<Point> {
     growths
         .iter()
@@ -511,6 +530,15 @@ impl Scanner {
                         found.fountain_px,
                         found.tiles.len()
                     );
+                }
+                if !stands_alone_in_its_light(&found, self.profile.presence_limit) {
+                    if debug {
+                        eprintln!(
+                            "fountain at {:?}: alone, and far from a tile in the light it calls for",
+                            found.fountain_px
+                        );
+                    }
+                    continue;
                 }
                 alhambras.push(found);
             }
@@ -1196,5 +1224,20 @@ mod tests {
         assert_eq!(anchors[0], a_grid);
         assert_eq!(anchors[1], a_grid.after(&Homography::translation(2.0, 1.0)));
         assert_eq!(anchors[2], beside);
+    }
+
+    #[test]
+    fn a_fountain_alone_stands_only_if_it_comes_close_to_a_tile_in_its_own_light() {
+        use crate::scanner::tests::row;
+        let limit = 3.0;
+        let mut alone = row(0.0, 1);
+        alone.tiles[0].presence = 3.5;
+        assert!(stands_alone_in_its_light(&alone, limit));
+        alone.tiles[0].presence = 3.9;
+        assert!(!stands_alone_in_its_light(&alone, limit));
+        // With tiles beside it the fountain is vouched for by them.
+        let mut grown = row(0.0, 3);
+        grown.tiles[0].presence = 3.9;
+        assert!(stands_alone_in_its_light(&grown, limit));
     }
 }
