@@ -212,7 +212,6 @@ impl Growth {
     }
 }
 
-/// The fountains' image centres of the Alhambras other than `k`.
 /// How far past the presence limit a fountain read alone may read under the light its own
 /// colours call for (see `stands_alone_in_its_light`).
 const ALONE_IN_ITS_LIGHT: f32 = 1.25;
@@ -232,6 +231,7 @@ fn stands_alone_in_its_light(found: &FoundAlhambra, limit: f32) -> bool {
     }
 }
 
+/// The fountains' image centres of the Alhambras other than `k`.
 fn others_fountains(growths: &[Growth], k: usize) -> Vec<Point> {
     growths
         .iter()
