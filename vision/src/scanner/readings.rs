@@ -296,13 +296,14 @@ pub(super) fn fill_from_looks(
         }) else {
             continue;
         };
-        // How many looks at the Alhambra read a tile on each cell: one look of three or
-        // four is as often a loose tile beside it (hard photos' reserve tiles).
+        // How many looks at the Alhambra read a tile on each cell of the kept lattice (a
+        // look's own frame may be turned): one look of three or four is as often a loose
+        // tile beside it (hard photos' reserve tiles).
         let own_looks: Vec<&FoundAlhambra> = looks.iter().filter(of_it).collect();
         let mut read_by: HashMap<Pos, usize> = HashMap::new();
-        for l in &own_looks {
-            for t in &l.tiles {
-                *read_by.entry(t.pos).or_default() += 1;
+        for t in own_looks.iter().flat_map(|l| &l.tiles) {
+            if let Some((p, true)) = cell_of(quad_centre(&t.corners_px)) {
+                *read_by.entry(turned(p, turn)).or_default() += 1;
             }
         }
         // The clearest look at each cell the Alhambra leaves empty.
