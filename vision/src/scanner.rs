@@ -46,8 +46,8 @@ mod view;
 
 use fountains::Fit;
 use game_limits::{
-    drop_doubtful_unreachable, each_printed_tile_once, joined_to_fountain, one_per_player,
-    within_catalogue,
+    drop_doubtful_unreachable, each_printed_tile_once, fountains_apart, joined_to_fountain,
+    one_per_player, within_catalogue,
 };
 use grid_fit::{on_shared_plane, plane_fit, refine_on_seams, reshape, turned_on};
 use growth::Growth;
@@ -650,6 +650,7 @@ impl Scanner {
         }
         fuse_looks(&mut alhambras, &looks);
         let read = alhambras.clone();
+        fountains_apart(&mut alhambras);
         one_per_player(&mut alhambras);
         each_printed_tile_once(&mut alhambras);
         for a in &mut alhambras {

@@ -2,8 +2,9 @@
 //! has players, more tiles of a building than the catalogue has, tiles no way on foot
 //! reaches from the fountain that look doubtful. The last steps of a scan.
 
-use super::{FoundAlhambra, FoundTile, debugging};
+use super::{FoundAlhambra, FoundTile, debugging, quad_centre};
 use crate::appearance::Choices;
+use crate::geometry::{Homography, Point, UNIT_CELL};
 use crate::identity::one_of_each;
 use alhambra_engine::{Building, MOST_PLAYERS, Pos, Rule, Side, catalogue};
 use std::collections::{HashMap, HashSet};
@@ -48,6 +49,83 @@ pub(super) fn each_printed_tile_once(alhambras: &mut [FoundAlhambra]) {
     }
 }
 
+/// Two fountains whose centres lie nearer than this (cells of either one's quad, both
+/// ways) would overlap: tiles that do not overlap lie at least a cell apart, centre to
+/// centre, whatever their turn (each holds the disc inscribed in it). A little under one,
+/// for the quads' own error (real neighbours on dev photos: 1.0-1.1 one way, 1.07 the
+/// other at the nearest).
+const FOUNTAINS_APART: f64 = 0.95;
+
+/// Keeps no two fountains on one tile's worth of table (see [`FOUNTAINS_APART`]): one of
+/// them is something else read as a fountain (dev hard_8738: a pavilion and a garden of an
+/// Alhambra whose own fountain was missed, each read as a fountain overlapping another).
+/// Of each such pair the Alhambra with fewer tiles, then the less fountain-like one, goes.
+pub(super) fn fountains_apart(alhambras: &mut Vec<FoundAlhambra>) {
+    let quad = |a: &FoundAlhambra| {
+        a.tiles
+            .iter()
+            .find(|t| t.pos == Pos::ORIGIN)
+            .map(|t| t.corners_px)
+    };
+    // How far `b`'s fountain lies from `a`'s, in cells of `a`'s quad.
+    let cells_from = |a: &[Point; 4], b: &[Point; 4]| -> f64 {
+        Homography::from_quads(a, &UNIT_CELL)
+            .and_then(|h| h.apply(quad_centre(b)))
+            .map_or(f64::INFINITY, |p| p[0].hypot(p[1]))
+    };
+    let mut order: Vec<usize> = (0..alhambras.len()).collect();
+    order.sort_by(|&a, &b| likelier(&alhambras[a], &alhambras[b]));
+    let mut kept: Vec<usize> = Vec::new();
+    for k in order {
+        let Some(q) = quad(&alhambras[k]) else {
+            kept.push(k);
+            continue;
+        };
+        let overlaps = kept.iter().find(|&&j| {
+            quad(&alhambras[j]).is_some_and(|other| {
+                cells_from(&q, &other).max(cells_from(&other, &q)) < FOUNTAINS_APART
+            })
+        });
+        match overlaps {
+            Some(&j) => {
+                if debugging() {
+                    eprintln!(
+                        "fountain at {:?} dropped: it overlaps the one at {:?}",
+                        alhambras[k].fountain_px.map(f64::round),
+                        alhambras[j].fountain_px.map(f64::round)
+                    );
+                }
+            }
+            None => kept.push(k),
+        }
+    }
+    keep_only(alhambras, &kept.into_iter().collect());
+}
+
+/// Keeps the Alhambras at indices `kept`, in their order.
+fn keep_only(alhambras: &mut Vec<FoundAlhambra>, kept: &HashSet<usize>) {
+    let mut k = 0;
+    alhambras.retain(|_| {
+        k += 1;
+        kept.contains(&(k - 1))
+    });
+}
+
+/// The order Alhambras are kept in when not all can be: most tiles first, then the
+/// likeliest fountain.
+fn likelier(a: &FoundAlhambra, b: &FoundAlhambra) -> std::cmp::Ordering {
+    let fountain_presence = |a: &FoundAlhambra| {
+        a.tiles
+            .iter()
+            .find(|t| t.pos == Pos::ORIGIN)
+            .map_or(f32::INFINITY, |t| t.presence)
+    };
+    b.tiles
+        .len()
+        .cmp(&a.tiles.len())
+        .then(fountain_presence(a).total_cmp(&fountain_presence(b)))
+}
+
 /// Keeps no more Alhambras than a game has players: those with the most tiles, then the
 /// likeliest fountains (a profile whose fountain fits other buildings on a blurred photo
 /// found fourteen fountains, each alone, among three players' tiles).
@@ -55,26 +133,9 @@ pub(super) fn one_per_player(alhambras: &mut Vec<FoundAlhambra>) {
     if alhambras.len() <= MOST_PLAYERS {
         return;
     }
-    let fountain_presence = |a: &FoundAlhambra| {
-        a.tiles
-            .iter()
-            .find(|t| t.pos == Pos::ORIGIN)
-            .map_or(f32::INFINITY, |t| t.presence)
-    };
     let mut order: Vec<usize> = (0..alhambras.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (a, b) = (&alhambras[a], &alhambras[b]);
-        b.tiles
-            .len()
-            .cmp(&a.tiles.len())
-            .then(fountain_presence(a).total_cmp(&fountain_presence(b)))
-    });
-    let kept: HashSet<usize> = order.into_iter().take(MOST_PLAYERS).collect();
-    let mut k = 0;
-    alhambras.retain(|_| {
-        k += 1;
-        kept.contains(&(k - 1))
-    });
+    order.sort_by(|&a, &b| likelier(&alhambras[a], &alhambras[b]));
+    keep_only(alhambras, &order.into_iter().take(MOST_PLAYERS).collect());
 }
 
 /// Drops what no Alhambra can hold: more tiles of a building than the game has (a table
@@ -161,7 +222,7 @@ pub(super) fn drop_doubtful_unreachable(a: &mut FoundAlhambra, limit: f32) {
 mod tests {
     use super::*;
     use crate::geometry::Homography;
-    use crate::scanner::tests::tile;
+    use crate::scanner::tests::{row, tile};
     use alhambra_engine::Walls;
 
     #[test]
@@ -199,6 +260,32 @@ mod tests {
         let mut few: Vec<FoundAlhambra> = (0..3).map(|k| alhambra(k, 1, 1.0)).collect();
         one_per_player(&mut few);
         assert_eq!(few.len(), 3);
+    }
+
+    #[test]
+    fn of_two_fountains_less_than_a_tile_apart_the_likelier_stays() {
+        // Fountains of cells 10 px wide: a grown Alhambra at x = 0, a lone fountain 8 px
+        // (0.8 of a cell) beside it, two lone ones 9 px apart far off, the second fitting
+        // better, and a lone one a whole cell and a half from the first.
+        let lone = |x: f64, presence: f32| {
+            let mut a = row(x, 1);
+            a.tiles[0].presence = presence;
+            a
+        };
+        let mut found = vec![
+            row(0.0, 3),
+            lone(8.0, 0.5),
+            lone(200.0, 2.0),
+            lone(209.0, 1.0),
+        ];
+        found.push(lone(-15.0, 1.0));
+        fountains_apart(&mut found);
+        let kept: Vec<f64> = found.iter().map(|a| a.fountain_px[0]).collect();
+        assert_eq!(kept, vec![0.0, 209.0, -15.0]);
+        // Neighbours a little over a cell apart both stay.
+        let mut neighbours = vec![lone(0.0, 1.0), lone(10.5, 1.0)];
+        fountains_apart(&mut neighbours);
+        assert_eq!(neighbours.len(), 2);
     }
 
     #[test]
