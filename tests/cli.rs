@@ -1241,8 +1241,7 @@ fn a_tile_another_reading_of_the_photo_saw_plainly_is_kept() {
 fn a_patch_of_table_that_reads_as_a_fountain_only_in_the_plain_light_is_no_player() {
     // A patch of pale table beside an Alhambra's edge read as a fountain alone (2.8
     // against a presence limit of 3.0); under the light its own colours call for it read
-    // 3.9, far from any tile. The photo's real lone fountain (1.1 there) stays. One tower
-    // of 49 tiles stays missed.
+    // 3.9, far from any tile. The photo's real lone fountain (1.1 there) stays.
     let v = photo_overall("lone-patch", "8474", "normal", "iso");
     let at = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
     assert_eq!(at("phantom_pct"), 0.0, "{v}");
@@ -1257,6 +1256,19 @@ fn no_two_fountains_are_read_on_one_tiles_worth_of_table() {
     let v = photo_overall("overlapping-fountains", "8738", "hard", "iso");
     let at = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
     assert!(at("phantom_pct") < 5.0, "{v}");
+}
+
+#[test]
+fn a_pale_tile_on_a_cream_table_that_shows_its_art_is_no_other_fountain() {
+    // normal_8474: a tower at an Alhambra's corner, on a cream table under a bright light,
+    // read a little like a fountain (a seventh as clearly as its own) and 56% in the
+    // table's colour, so growth stopped there as at another player's fountain. Its drawn
+    // lines (0.75 of the fountain's edge strength) tell a tile; most cells off any tile
+    // that stopped growth so show 0.25-0.5. Every tile of the photo is then read.
+    let v = photo_overall("pale-tower", "8474", "normal", "iso");
+    let at = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
+    assert_eq!(at("missed_pct"), 0.0, "{v}");
+    assert_eq!(at("phantom_pct"), 0.0, "{v}");
 }
 
 #[test]
