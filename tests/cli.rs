@@ -1282,6 +1282,16 @@ fn a_bare_cloth_beside_a_lone_fountain_is_no_tile_under_any_light() {
 }
 
 #[test]
+fn a_bay_of_dark_table_between_tiles_is_no_tile() {
+    // Second tile set on a dark wooden table: two cells of bare wood by an Alhambra's tiles
+    // read as a tower and a seraglio (within the presence limit of the wood), 0.6-0.7 of
+    // each the table's colour as a whole, the rest on the neighbours' edges and shadows.
+    // Their middles are the table; a tile's shows its building.
+    let v = plan_photo_overall("dark-bays", "8826", "normal");
+    assert_eq!(v["phantom_pct"].as_f64(), Some(0.0), "{v}");
+}
+
+#[test]
 fn a_fountain_alone_off_the_overviews_guess_is_found() {
     // Second tile set, 30 mm markers: a player's fountain lies alone, and the overview
     // put its centre a sixth of a cell off. No cell of the grids tried around that guess

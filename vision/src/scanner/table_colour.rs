@@ -267,26 +267,49 @@ fn under_white(colour: [f32; 3], from: WhiteBalance, to: WhiteBalance) -> [f32; 
     [r / sum, g / sum, sum / 3.0]
 }
 
-/// The share of a patch's pixels that look like the bare table of colour `table` (as
+/// How much of a cell shows the bare table: over the whole patch, and over its middle
+/// (the central half each way). A tile shows its building in its middle, so a cell whose
+/// middle is the table is bare however its rim reads: a bay between tiles, its rim on the
+/// neighbours' edges and shadows.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(super) struct TableShare {
+    pub(super) whole: f32,
+    pub(super) middle: f32,
+}
+
+/// The shares of a patch's pixels that look like the bare table of colour `table` (as
 /// [`table_colour`] measures it under `white`): within 0.02 of its chromaticity and
 /// 0.7-1.4 times its brightness.
-pub(super) fn table_share_of(patch: &Mat, white: WhiteBalance, [tr, tg, tl]: [f32; 3]) -> f32 {
+pub(super) fn table_share_of(
+    patch: &Mat,
+    white: WhiteBalance,
+    [tr, tg, tl]: [f32; 3],
+) -> TableShare {
     let Ok(bytes) = patch.data_bytes() else {
-        return 0.0;
+        return TableShare::default();
     };
-    let mut like = 0usize;
+    let width = usize::try_from(patch.cols()).unwrap_or(0).max(1);
+    let height = bytes.len() / 3 / width;
+    let middle = |k: usize, n: usize| k >= n / 4 && k < n - n / 4;
+    let (mut like, mut like_middle, mut n_middle) = (0usize, 0usize, 0usize);
     let n = bytes.len() / 3;
-    for px in bytes.chunks_exact(3) {
+    for (k, px) in bytes.chunks_exact(3).enumerate() {
         let b = f32::from(px[0]) * white[0];
         let g = f32::from(px[1]) * white[1];
         let r = f32::from(px[2]) * white[2];
         let sum = r + g + b + 3.0;
         let (cr, cg, l) = (r / sum, g / sum, sum / 3.0);
-        if (cr - tr).abs() < 0.02 && (cg - tg).abs() < 0.02 && l > 0.7 * tl && l < 1.4 * tl {
-            like += 1;
-        }
+        let table =
+            (cr - tr).abs() < 0.02 && (cg - tg).abs() < 0.02 && l > 0.7 * tl && l < 1.4 * tl;
+        let central = middle(k % width, width) && middle(k / width, height);
+        like += usize::from(table);
+        like_middle += usize::from(table && central);
+        n_middle += usize::from(central);
     }
-    like as f32 / n.max(1) as f32
+    TableShare {
+        whole: like as f32 / n.max(1) as f32,
+        middle: like_middle as f32 / n_middle.max(1) as f32,
+    }
 }
 
 /// The commonest colour of a BGR picture (white-balanced chromaticity r, g and median
@@ -473,5 +496,30 @@ mod tests {
                 "{moved:?} {there:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_bay_between_tiles_shows_the_table_in_its_middle_and_a_tile_does_not() -> opencv::Result<()>
+    {
+        use opencv::core::{CV_8UC3, Rect};
+        let table_bgr = Scalar::new(40.0, 50.0, 70.0, 0.0);
+        let tile_bgr = Scalar::new(120.0, 190.0, 220.0, 0.0);
+        let table = {
+            let s = 40.0 + 50.0 + 70.0 + 3.0;
+            [70.0 / s, 50.0 / s, s / 3.0]
+        };
+        // A bay: table in a 48 px patch but for a 10 px rim of tiles' edges on two sides.
+        let mut bay = Mat::new_rows_cols_with_default(48, 48, CV_8UC3, table_bgr)?;
+        imgproc::rectangle(&mut bay, Rect::new(0, 0, 48, 10), tile_bgr, -1, 8, 0)?;
+        imgproc::rectangle(&mut bay, Rect::new(0, 38, 48, 10), tile_bgr, -1, 8, 0)?;
+        let share = table_share_of(&bay, [1.0; 3], table);
+        assert!((share.whole - 28.0 / 48.0).abs() < 0.01, "{share:?}");
+        assert!(share.middle > 0.99, "{share:?}");
+        // A tile drawn on a ground of the table's colour: its building in the middle.
+        let mut tile = Mat::new_rows_cols_with_default(48, 48, CV_8UC3, table_bgr)?;
+        imgproc::rectangle(&mut tile, Rect::new(10, 10, 28, 28), tile_bgr, -1, 8, 0)?;
+        let share = table_share_of(&tile, [1.0; 3], table);
+        assert!(share.whole > 0.6 && share.middle < 0.01, "{share:?}");
+        Ok(())
     }
 }

@@ -189,7 +189,7 @@ pub(super) struct View<'a> {
     /// The share of bare table measured in quads already (see [`View::table_share`]), by
     /// quad, white balance and table colour: a cell read with the glare taken off asks
     /// it once for each share of glare.
-    pub(super) table_shares: RefCell<HashMap<(LookKey, [u32; 3]), f32>>,
+    pub(super) table_shares: RefCell<HashMap<(LookKey, [u32; 3]), TableShare>>,
 }
 
 /// A quad's corners and a white balance, bit for bit: equal keys give equal features.
@@ -430,7 +430,7 @@ impl<'a> View<'a> {
         f: &CellFeatures,
     ) -> (bool, f32) {
         let mut presence = profile.presence(f);
-        if presence.0 && bare_table(presence.1, profile.presence_limit, || self.table_share(q)) {
+        if presence.0 && bare_table(presence.1, profile.presence_limit, || self.table_shares(q)) {
             presence.0 = false;
         }
         presence
@@ -445,25 +445,28 @@ impl<'a> View<'a> {
     /// The share of a quad's pixels that look like the bare table (0 when the table's
     /// colour is unknown).
     pub(super) fn table_share(&self, q: &[Point; 4]) -> f32 {
+        self.table_shares(q).whole
+    }
+
+    /// The shares of a quad's pixels, over all of it and over its middle, that look like
+    /// the bare table (0 when the table's colour is unknown).
+    pub(super) fn table_shares(&self, q: &[Point; 4]) -> TableShare {
         let Some(table) = self
             .table
             .as_ref()
             .map(|t| t.near(self.white, quad_centre(q)))
         else {
-            return 0.0;
+            return TableShare::default();
         };
         let key = (self.look_key(q), table.map(f32::to_bits));
         if let Some(&known) = self.table_shares.borrow().get(&key) {
             return known;
         }
-        let share = self.measured_table_share(q, table);
+        let share = sample_patch(self.frame, q).map_or(TableShare::default(), |patch| {
+            table_share_of(&patch, self.white, table)
+        });
         self.table_shares.borrow_mut().insert(key, share);
         share
-    }
-
-    /// [`View::table_share`] measured (see [`table_share_of`]).
-    fn measured_table_share(&self, q: &[Point; 4], table: [f32; 3]) -> f32 {
-        sample_patch(self.frame, q).map_or(0.0, |patch| table_share_of(&patch, self.white, table))
     }
 
     /// Quad `q` under this view's white balance, bit for bit.
