@@ -1027,10 +1027,16 @@ fn dist(a: Point, b: Point) -> f64 {
 /// so, and not clearly a tile (see [`TABLE_SHARE_LIMIT`], [`TABLE_MIDDLE_LIMIT`],
 /// [`CLEARLY_A_TILE`]).
 fn bare_table(distance: f32, limit: f32, table_share: impl FnOnce() -> TableShare) -> bool {
-    distance > CLEARLY_A_TILE * limit && {
-        let share = table_share();
-        share.whole > TABLE_SHARE_LIMIT
-            || (share.middle > TABLE_MIDDLE_LIMIT && share.whole > TABLE_MIDDLE_WHOLE)
+    distance > CLEARLY_A_TILE * limit && table_share().bare()
+}
+
+impl TableShare {
+    /// Whether a cell of these shares is the bare table, unless it looks clearly like a
+    /// tile: mostly the table's colour, or its middle so (see [`TABLE_SHARE_LIMIT`],
+    /// [`TABLE_MIDDLE_LIMIT`]).
+    fn bare(self) -> bool {
+        self.whole > TABLE_SHARE_LIMIT
+            || (self.middle > TABLE_MIDDLE_LIMIT && self.whole > TABLE_MIDDLE_WHOLE)
     }
 }
 
