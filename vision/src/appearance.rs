@@ -143,6 +143,17 @@ pub struct Profile {
     /// profiles learned before it was.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub glare: Vec<Profile>,
+    /// The profile a cell well out of focus is told tile or not with: learned from the
+    /// same samples and the labelled tiles blurred more strongly (a tile on a soft photo
+    /// lies beyond the presence limit of models that never saw it so blurred; models that
+    /// did read sharp photos worse). Absent from profiles learned before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soft: Option<Box<Profile>>,
+    /// Cells whose sharpness is below this are told tile or not with [`Profile::soft`]:
+    /// midway (geometrically) between the blurred variants' median sharpness and the
+    /// strongly blurred ones'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soft_split: Option<f32>,
     /// Labelled examples of tiles (upright) and of empty cells, for the nearest-neighbour
     /// test of presence (what surrounds Alhambras is too varied for one Gaussian).
     pub examples: Examples,
@@ -373,6 +384,8 @@ impl Profile {
             focus_split,
             presence_limit: 0.0,
             glare: Vec::new(),
+            soft: None,
+            soft_split: None,
             photos,
             tiles: tiles.iter().filter(|s| !s.borrowed).count() as u32,
         };
@@ -584,10 +597,25 @@ impl Profile {
         prior: f32,
         least: usize,
     ) -> Option<Profile> {
+        let tiles: Vec<(&CellFeatures, Building)> = tiles.collect();
+        let mut out = self.adapted_buildings(&tiles, prior, least)?;
+        if let Some(soft) = &self.soft {
+            out.soft = soft.adapted_buildings(&tiles, prior, least).map(Box::new);
+        }
+        Some(out)
+    }
+
+    /// [`Profile::adapted`] for this profile's own buildings.
+    fn adapted_buildings(
+        &self,
+        tiles: &[(&CellFeatures, Building)],
+        prior: f32,
+        least: usize,
+    ) -> Option<Profile> {
         let mut sums = vec![([0f32; BLOCK_DIMS], 0f32); self.buildings.len()];
         let mut shift = [0f32; BLOCK_DIMS];
         let mut count = 0usize;
-        for (f, b) in tiles {
+        for &(f, b) in tiles {
             let Some(Some(g)) = self.buildings.get(b as usize) else {
                 continue;
             };
@@ -620,6 +648,10 @@ impl Profile {
     /// Tries the four quarter turns. A tile must look more like some building than like
     /// the empty cells around Alhambras, and not be far from every building.
     pub fn presence(&self, f: &CellFeatures) -> (bool, f32) {
+        if let Some((soft, scale)) = self.soft_for(f) {
+            let (tile, d) = soft.presence(f);
+            return (tile, d * scale);
+        }
         let best = self.tile_distance(f);
         if best > self.presence_limit {
             return (false, best);
@@ -651,6 +683,58 @@ impl Profile {
         (0..4)
             .map(|t| self.best_building_distance(&f.turned(t)))
             .fold(f32::INFINITY, f32::min)
+    }
+
+    /// The profile cell `f` is told tile or not with when it is well out of focus (see
+    /// [`Profile::soft`]), and the factor that puts its distances on this profile's scale
+    /// (its presence limit to this one's): callers compare them with this one's limit.
+    /// Looks at one cell are ranked under one model, whatever their sharpness (ranked
+    /// under two, the quads chosen moved and walls read on them changed, at random): see
+    /// [`Profile::interior_for`].
+    fn soft_for(&self, f: &CellFeatures) -> Option<(&Profile, f32)> {
+        let (soft, split) = (self.soft.as_deref()?, self.soft_split?);
+        (f.sharpness < split && soft.presence_limit > 0.0)
+            .then(|| (soft, self.presence_limit / soft.presence_limit))
+    }
+
+    /// Adds the profile for cells well out of focus (see [`Profile::soft`]), learned from
+    /// `samples` (those this one was) and `strong` (the strongly blurred tiles).
+    pub fn set_soft(&mut self, soft: Profile, samples: &[Sample], strong: &[Sample]) {
+        let median = |of: &mut dyn Iterator<Item = &Sample>| -> Option<f32> {
+            let mut v: Vec<f32> = of
+                .filter(|s| s.building.is_some())
+                .map(|s| s.features.sharpness)
+                .collect();
+            v.sort_by(f32::total_cmp);
+            v.get(v.len() / 2).copied()
+        };
+        let blurred = median(&mut samples.iter().filter(|s| s.softened));
+        let stronger = median(&mut strong.iter());
+        if let (Some(b), Some(s)) = (blurred, stronger)
+            && s < b
+            && s > 0.0
+        {
+            self.soft_split = Some((b * s).sqrt());
+            self.soft = Some(Box::new(soft));
+        }
+    }
+
+    /// The profile whose [`Profile::tile_distance`] ranks looks at the cell whose first
+    /// look is `f`: the soft one when that look is well out of focus (see
+    /// [`Profile::soft`]). One for all looks at a cell: distances under the two are not
+    /// comparable.
+    pub fn interior_for(&self, f: &CellFeatures) -> &Profile {
+        self.soft_for(f).map_or(self, |(soft, _)| soft)
+    }
+
+    /// [`Profile::tile_distance`] for telling tile or not against the presence limit:
+    /// from the soft profile for a cell well out of focus, on this one's scale (see
+    /// [`Profile::soft_for`]).
+    pub fn presence_distance(&self, f: &CellFeatures) -> f32 {
+        match self.soft_for(f) {
+            Some((soft, scale)) => soft.tile_distance(f) * scale,
+            None => self.tile_distance(f),
+        }
     }
 
     /// Log-likelihood of each building (in `Building::ALL` order) for upright features;
@@ -936,6 +1020,12 @@ impl Profile {
         }
         for under in &self.glare {
             under.validate().map_err(|e| format!("under glare: {e}"))?;
+        }
+        if let Some(soft) = &self.soft {
+            soft.validate().map_err(|e| format!("out of focus: {e}"))?;
+            if soft.soft.is_some() || !soft.presence_limit.is_finite() {
+                return Err("the out-of-focus profile is malformed".into());
+            }
         }
         Ok(())
     }

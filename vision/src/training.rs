@@ -24,6 +24,9 @@ pub struct PhotoSamples {
     /// The tiles (not the fountain) under each of [`GLARE_LEVELS`]: each variant with that
     /// glare put on, interior and sides.
     pub glared: Vec<Vec<Sample>>,
+    /// The tiles (the fountain too) blurred more strongly than any of `samples`: what the
+    /// interior looks like on a photo well out of focus or shaken (see `Profile::soft`).
+    pub strongly_blurred: Vec<Sample>,
     /// Median distance between neighbouring tile centres, in table mm.
     pub pitch_mm: Option<f32>,
 }
@@ -51,6 +54,34 @@ const EMPTY_VARIANTS: usize = 3;
 /// Random cells of clutter and table learned from per photo.
 const CLUTTER_CELLS: usize = 150;
 
+/// Strongly blurred variants of each labelled tile (see `PhotoSamples::strongly_blurred`).
+const STRONG_VARIANTS: usize = 14;
+
+/// Of those, how many the soft profile's nearest-neighbour presence test keeps.
+const STRONG_EXAMPLE_VARIANTS: usize = 4;
+
+/// How a blurred variant is blurred, in patch pixels: a Gaussian's sigma or a streak's
+/// length, each the least and how much more at most (drawn evenly), half of each.
+struct Blur {
+    sigma: (f64, f64),
+    streak: (f64, f64),
+}
+
+/// The blur of the variants every reading learns from: out of focus by a Gaussian of 0.6
+/// to 2.6 patch pixels, or moving by a streak of 2 to 9.
+const BLUR: Blur = Blur {
+    sigma: (0.6, 2.0),
+    streak: (2.0, 7.0),
+};
+
+/// The blur of the strongly blurred variants: a Gaussian of 2 to 4.5 patch pixels, or a
+/// streak of 6 to 14 (hard photos blur up to about there; models that learned it read
+/// sharp photos worse, so only cells that soft are read with them).
+const STRONG_BLUR: Blur = Blur {
+    sigma: (2.0, 2.5),
+    streak: (6.0, 8.0),
+};
+
 /// How much a variant's quad is grown about its centre (least, most) for the interior
 /// and presence: a scanned cell spans its tile and the seam around it.
 const BLOCK_GROW: (f64, f64) = (1.0, 1.05);
@@ -62,12 +93,12 @@ const SIDE_GROW: (f64, f64) = (0.97, 1.05);
 /// A labelled cell as it may look in another photo: grown by `grow` and its corners moved
 /// by up to 4% of its size (alignment), each colour channel scaled by up to 4% (what the
 /// paper white balance leaves), a brightness slope across it (uneven light), and with
-/// chance `blur` blurred (out of focus, or a camera or hand moving), with what lies around
-/// the cell blurred into it as in a photo.
+/// chance `blur` blurred as `strength` says (out of focus, or a camera or hand moving),
+/// with what lies around the cell blurred into it as in a photo.
 fn variant(
     frame: &Mat,
     quad: &[Point; 4],
-    blur: f64,
+    (blur, strength): (f64, &Blur),
     grow: (f64, f64),
     rng: &mut fastrand::Rng,
 ) -> opencv::Result<(Mat, bool)> {
@@ -82,7 +113,7 @@ fn variant(
     }
     let softened = blur > 0.0 && rng.f64() < blur;
     let mut patch = if softened {
-        blurred(frame, &q, rng)?
+        blurred(frame, &q, strength, rng)?
     } else {
         sample_patch(frame, &q)?
     };
@@ -109,12 +140,17 @@ fn variant(
     Ok((patch, softened))
 }
 
-/// The cell `q` blurred as a photo may show it: out of focus (a Gaussian of 0.6 to 2.6
-/// patch pixels) or moving (a streak of 2 to 9 patch pixels in any direction). The blur
+/// The cell `q` blurred as a photo may show it, as `strength` says: out of focus (a
+/// Gaussian) or moving (a streak in any direction). The blur
 /// works on a patch half as wide again as the cell, so that the seams, walls and table
 /// around it bleed in, as they do in a blurred photo (a patch blurred on its own would
 /// only smear its own border).
-fn blurred(frame: &Mat, q: &[Point; 4], rng: &mut fastrand::Rng) -> opencv::Result<Mat> {
+fn blurred(
+    frame: &Mat,
+    q: &[Point; 4],
+    strength: &Blur,
+    rng: &mut fastrand::Rng,
+) -> opencv::Result<Mat> {
     const GROW: f64 = 1.5;
     let c = [
         q.iter().map(|p| p[0]).sum::<f64>() / 4.0,
@@ -125,7 +161,7 @@ fn blurred(frame: &Mat, q: &[Point; 4], rng: &mut fastrand::Rng) -> opencv::Resu
     let around = sample_square(frame, &wide, n)?;
     let mut soft = Mat::default();
     if rng.bool() {
-        let sigma = 0.6 + 2.0 * rng.f64();
+        let sigma = strength.sigma.0 + strength.sigma.1 * rng.f64();
         imgproc::gaussian_blur(
             &around,
             &mut soft,
@@ -135,7 +171,7 @@ fn blurred(frame: &Mat, q: &[Point; 4], rng: &mut fastrand::Rng) -> opencv::Resu
             opencv::core::BORDER_REPLICATE,
         )?;
     } else {
-        let length = 2.0 + 7.0 * rng.f64();
+        let length = strength.streak.0 + strength.streak.1 * rng.f64();
         let k = length.ceil() as i32 | 1;
         let mut kernel = Mat::new_rows_cols_with_default(k, k, opencv::core::CV_32F, 0.0.into())?;
         let (s, co) = (rng.f64() * std::f64::consts::PI).sin_cos();
@@ -191,6 +227,8 @@ pub fn photo_samples(
     // Fixed seed: learning from the same photo gives the same profile.
     let mut rng = fastrand::Rng::with_seed(0x416c_6861_6d62_7261);
     let mut side_rng = fastrand::Rng::with_seed(0x5369_6465_7300_0001);
+    let mut strong_rng = fastrand::Rng::with_seed(0x536f_6674_0000_0001);
+    let mut strongly_blurred = Vec::new();
     let mut pitches: Vec<f64> = Vec::new();
     // Every labelled tile centre in the photo, to keep "empty" samples off other tiles.
     let all_tiles: Vec<Point> = labels
@@ -221,12 +259,14 @@ pub fn photo_samples(
                         example: true,
                     });
                     for k in 0..VARIANTS {
-                        let (patch, softened) = variant(frame, &px, 0.5, BLOCK_GROW, &mut rng)?;
+                        let (patch, softened) =
+                            variant(frame, &px, (0.5, &BLUR), BLOCK_GROW, &mut rng)?;
                         let mut look = features(&patch, white)?;
                         // The sides from a variant of their own, as blurred or not (from
                         // a generator of their own: the interior's draws stay as they were).
                         let blur = if softened { 1.0 } else { 0.0 };
-                        let (side_patch, _) = variant(frame, &px, blur, SIDE_GROW, &mut side_rng)?;
+                        let (side_patch, _) =
+                            variant(frame, &px, (blur, &BLUR), SIDE_GROW, &mut side_rng)?;
                         look.sides = features(&side_patch, white)?.sides;
                         if t.building != Building::Fountain {
                             for (level, &strength) in GLARE_LEVELS.iter().enumerate() {
@@ -250,6 +290,18 @@ pub fn photo_samples(
                             softened,
                             borrowed: false,
                             example: k < EXAMPLE_VARIANTS,
+                        });
+                    }
+                    for k in 0..STRONG_VARIANTS {
+                        let (patch, _) =
+                            variant(frame, &px, (1.0, &STRONG_BLUR), BLOCK_GROW, &mut strong_rng)?;
+                        strongly_blurred.push(Sample {
+                            building: Some(t.building),
+                            walls: t.walls,
+                            features: features(&patch, white)?,
+                            softened: true,
+                            borrowed: false,
+                            example: k < STRONG_EXAMPLE_VARIANTS,
                         });
                     }
                 }
@@ -336,7 +388,8 @@ pub fn photo_samples(
                     // Never blurred: an empty cell blurred with the tiles around it
                     // bleeding in taught that blurred tile edges are empty cells (on
                     // sharp photos, missed tiles 1.4 -> 7%).
-                    let (patch, softened) = variant(frame, &px, 0.0, BLOCK_GROW, &mut rng)?;
+                    let (patch, softened) =
+                        variant(frame, &px, (0.0, &BLUR), BLOCK_GROW, &mut rng)?;
                     samples.push(Sample {
                         building: None,
                         walls: Default::default(),
@@ -397,6 +450,7 @@ pub fn photo_samples(
     Ok(PhotoSamples {
         samples,
         glared: glared_samples,
+        strongly_blurred,
         pitch_mm,
     })
 }
@@ -500,6 +554,17 @@ pub fn learn_profile_borrowing(
         };
         learned.examples = Examples::default();
         profile.glare.push(learned);
+    }
+    // For cells well out of focus: the same samples and the strongly blurred ones.
+    let strong: Vec<Sample> = photos
+        .iter()
+        .flat_map(|p| p.strongly_blurred.iter().cloned())
+        .collect();
+    if !strong.is_empty() {
+        let mut soft_samples = samples.clone();
+        soft_samples.extend(strong.iter().cloned());
+        let soft = Profile::learn(&soft_samples, pitch, photos.len() as u32)?;
+        profile.set_soft(soft, &samples, &strong);
     }
     Ok((profile, borrowed))
 }
@@ -636,5 +701,100 @@ mod alignment_tests {
             wrong * 100 <= 2 * sides,
             "{wrong} of {sides} sides read wrong 2% inside the tiles"
         );
+    }
+}
+
+#[cfg(test)]
+mod focus_tests {
+    use super::*;
+    use crate::synth::{SceneOptions, render};
+
+    /// Of the labelled tiles of `photo` blurred by a Gaussian of `sigma` patch pixels, how
+    /// many `profile` tells are tiles, and how many tiles there are.
+    fn told_tiles(
+        profile: &Profile,
+        photo: &crate::synth::RenderedScene,
+        sigma: f64,
+    ) -> (usize, usize) {
+        let white = find_plane(&photo.image, 40.0)
+            .ok()
+            .flatten()
+            .map_or([1.0; 3], |p| p.white);
+        let quads: Vec<[Point; 4]> = photo
+            .labels
+            .alhambras
+            .iter()
+            .flat_map(|a| a.tiles.iter().filter(|t| !t.occluded))
+            .filter_map(|t| {
+                t.corners_px
+                    .map(|q| q.map(|p| [f64::from(p[0]), f64::from(p[1])]))
+            })
+            .collect();
+        let mut sizes: Vec<f64> = quads
+            .iter()
+            .map(|q| (q[0][0] - q[2][0]).hypot(q[0][1] - q[2][1]) / std::f64::consts::SQRT_2)
+            .collect();
+        sizes.sort_by(f64::total_cmp);
+        let size = sizes[sizes.len() / 2];
+        let mut image = photo.image.clone();
+        if sigma > 0.0 {
+            let s = sigma * size / f64::from(PATCH);
+            imgproc::gaussian_blur(
+                &photo.image,
+                &mut image,
+                Size::new(0, 0),
+                s,
+                s,
+                opencv::core::BORDER_REPLICATE,
+            )
+            .expect("blurred");
+        }
+        let told = quads
+            .iter()
+            .filter_map(|q| {
+                sample_patch(&image, q)
+                    .and_then(|p| features(&p, white))
+                    .ok()
+            })
+            .filter(|f| profile.presence(f).0)
+            .count();
+        (told, quads.len())
+    }
+
+    #[test]
+    fn tiles_well_out_of_focus_are_told_as_tiles_and_sharp_ones_as_before() {
+        let scene = |seed| {
+            render(&SceneOptions {
+                seed,
+                ..SceneOptions::default()
+            })
+            .expect("a rendered photo")
+        };
+        let train = scene(7);
+        let samples = photo_samples(&train.image, &train.labels, 40.0).expect("samples");
+        let profile = learn_profile(&[samples]).expect("a profile");
+        assert!(profile.soft.is_some() && profile.soft_split.is_some());
+        let mut plain = profile.clone();
+        plain.soft = None;
+        let (mut soft_told, mut plain_told, mut blurred) = (0, 0, 0);
+        for seed in 7710..7713 {
+            let photo = scene(seed);
+            // As sharp as the photo is: the same cells are tiles either way.
+            assert_eq!(
+                told_tiles(&profile, &photo, 0.0),
+                told_tiles(&plain, &photo, 0.0)
+            );
+            // Out of focus by more than any variant the plain models saw.
+            let (told, n) = told_tiles(&profile, &photo, 4.0);
+            soft_told += told;
+            blurred += n;
+            plain_told += told_tiles(&plain, &photo, 4.0).0;
+        }
+        eprintln!(
+            "blurred tiles told: {soft_told} with the soft models, {plain_told} without, of {blurred}"
+        );
+        assert!(blurred > 60, "{blurred} tiles");
+        assert!(soft_told * 100 >= 93 * blurred, "{soft_told} of {blurred}");
+        assert!(soft_told > plain_told);
     }
 }

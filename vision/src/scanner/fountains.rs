@@ -729,7 +729,7 @@ impl Scanner {
                 let Some(f) = view.features(&q) else { continue };
                 let m = self.fountain_margin(&f);
                 if m > 0.0
-                    && self.profile.tile_distance(&f) <= 1.5 * self.profile.presence_limit
+                    && self.profile.presence_distance(&f) <= 1.5 * self.profile.presence_limit
                     && pick.is_none_or(|p| m > p.0)
                 {
                     pick = Some((m, (i, j)));
@@ -909,7 +909,7 @@ impl Scanner {
         let mut pick: Option<(f32, (i32, i32))> = None;
         let mut likeliest: Option<(f32, (i32, i32))> = None;
         let near = |q: &[Point; 4], f: &CellFeatures| {
-            self.profile.tile_distance(f) <= 1.5 * self.profile.presence_limit
+            self.profile.presence_distance(f) <= 1.5 * self.profile.presence_limit
                 && view.table_share(q) <= TABLE_SHARE_LIMIT
         };
         for (di, dj) in SQUARE.map(|(x, y)| (x as i32, y as i32)) {
@@ -924,7 +924,7 @@ impl Scanner {
             if debugging() && m > 0.0 {
                 eprintln!(
                     "    fountain look ({di},{dj}): margin {m:.1} distance {:.1} table share {:.2}",
-                    self.profile.tile_distance(&f),
+                    self.profile.presence_distance(&f),
                     view.table_share(&q)
                 );
             }

@@ -596,7 +596,7 @@ impl Scanner {
             let clear = cell_quad(&g.grid, f64::from(i), f64::from(j))
                 .filter(|q| view.inside(q))
                 .and_then(|q| view.features(&q))
-                .is_some_and(|f| self.profile.tile_distance(&f) <= CLEAR_SHARE * limit);
+                .is_some_and(|f| self.profile.presence_distance(&f) <= CLEAR_SHARE * limit);
             let first = if clear {
                 view.best_reading(&self.profile, &g.grid, (i, j), (0.05, &PLUS), None)
             } else {

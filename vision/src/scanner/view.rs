@@ -276,11 +276,14 @@ impl<'a> View<'a> {
         q: &[Point; 4],
         (enough, looks): (f32, usize),
     ) -> Option<([Point; 4], CellFeatures, (bool, f32))> {
+        let model = self
+            .features(q)
+            .map_or(profile, |f| profile.interior_for(&f));
         let (q, _) = reshape(q, RESHAPE_REACH, (-enough, looks), |t| {
             if !self.inside(t) {
                 return None;
             }
-            self.features(t).map(|f| -profile.tile_distance(&f))
+            self.features(t).map(|f| -model.tile_distance(&f))
         })?;
         let f = self.features(&q)?;
         let presence = self.presence_of(profile, &q, &f);
@@ -310,6 +313,7 @@ impl<'a> View<'a> {
         // Rank by the cheap distance to the buildings; the full presence test (nearest
         // labelled examples) only for the best.
         let mut best: Option<([Point; 4], CellFeatures, f32)> = None;
+        let mut model: Option<&Profile> = None;
         for q in candidates {
             if !self.inside(&q) {
                 continue;
@@ -317,7 +321,10 @@ impl<'a> View<'a> {
             let Some(f) = self.features(&q) else {
                 continue;
             };
-            let d = profile.tile_distance(&f);
+            // The first look's focus picks the model that ranks them all.
+            let d = model
+                .get_or_insert_with(|| profile.interior_for(&f))
+                .tile_distance(&f);
             if best.as_ref().is_none_or(|b| d < b.2) {
                 best = Some((q, f, d));
             }
