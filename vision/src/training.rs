@@ -627,22 +627,40 @@ mod tests {
 }
 
 #[cfg(test)]
-mod alignment_tests {
+mod rendered_photo_tests {
+    //! Profiles learned from one rendered photo, read on other rendered photos.
     use super::*;
-    use crate::synth::{SceneOptions, render};
+    use crate::appearance::WhiteBalance;
+    use crate::synth::{RenderedScene, SceneOptions, render};
     use alhambra_engine::Side;
+
+    fn scene(seed: u64) -> RenderedScene {
+        render(&SceneOptions {
+            seed,
+            ..SceneOptions::default()
+        })
+        .expect("a rendered photo")
+    }
+
+    /// The profile learned from the labelled photo of seed 7.
+    fn learned() -> Profile {
+        let train = scene(7);
+        let samples = photo_samples(&train.image, &train.labels, 40.0).expect("samples");
+        learn_profile(&[samples]).expect("a profile")
+    }
+
+    /// The white balance the marker paper in `photo` gives.
+    fn white_of(photo: &RenderedScene) -> WhiteBalance {
+        find_plane(&photo.image, 40.0)
+            .ok()
+            .flatten()
+            .map_or([1.0; 3], |p| p.white)
+    }
 
     /// Walls read wrong, and sides read, at every labelled tile of `photo` whose corners are
     /// drawn `inset` of a tile towards its centre (as a scanned quad cut into the tile).
-    fn walls_wrong(
-        profile: &Profile,
-        photo: &crate::synth::RenderedScene,
-        inset: f64,
-    ) -> (usize, usize) {
-        let white = find_plane(&photo.image, 40.0)
-            .ok()
-            .flatten()
-            .map_or([1.0; 3], |p| p.white);
+    fn walls_wrong(profile: &Profile, photo: &RenderedScene, inset: f64) -> (usize, usize) {
+        let white = white_of(photo);
         let (mut wrong, mut sides) = (0, 0);
         for a in &photo.labels.alhambras {
             let mut cells = Vec::new();
@@ -680,16 +698,7 @@ mod alignment_tests {
         // models that saw only quads on or outside the tile read a sixth of the walls
         // there as open (on 100 fresh normal photos: 862 of 5215 walls, against 16 on the
         // labelled corners; here 40 of 764 sides wrong, now 7).
-        let scene = |seed| {
-            render(&SceneOptions {
-                seed,
-                ..SceneOptions::default()
-            })
-            .expect("a rendered photo")
-        };
-        let train = scene(7);
-        let samples = photo_samples(&train.image, &train.labels, 40.0).expect("samples");
-        let profile = learn_profile(&[samples]).expect("a profile");
+        let profile = learned();
         let (mut wrong, mut sides) = (0, 0);
         for seed in 7700..7704 {
             let (w, s) = walls_wrong(&profile, &scene(seed), 0.02);
@@ -702,24 +711,11 @@ mod alignment_tests {
             "{wrong} of {sides} sides read wrong 2% inside the tiles"
         );
     }
-}
-
-#[cfg(test)]
-mod focus_tests {
-    use super::*;
-    use crate::synth::{SceneOptions, render};
 
     /// Of the labelled tiles of `photo` blurred by a Gaussian of `sigma` patch pixels, how
     /// many `profile` tells are tiles, and how many tiles there are.
-    fn told_tiles(
-        profile: &Profile,
-        photo: &crate::synth::RenderedScene,
-        sigma: f64,
-    ) -> (usize, usize) {
-        let white = find_plane(&photo.image, 40.0)
-            .ok()
-            .flatten()
-            .map_or([1.0; 3], |p| p.white);
+    fn told_tiles(profile: &Profile, photo: &RenderedScene, sigma: f64) -> (usize, usize) {
+        let white = white_of(photo);
         let quads: Vec<[Point; 4]> = photo
             .labels
             .alhambras
@@ -763,16 +759,7 @@ mod focus_tests {
 
     #[test]
     fn tiles_well_out_of_focus_are_told_as_tiles_and_sharp_ones_as_before() {
-        let scene = |seed| {
-            render(&SceneOptions {
-                seed,
-                ..SceneOptions::default()
-            })
-            .expect("a rendered photo")
-        };
-        let train = scene(7);
-        let samples = photo_samples(&train.image, &train.labels, 40.0).expect("samples");
-        let profile = learn_profile(&[samples]).expect("a profile");
+        let profile = learned();
         assert!(profile.soft.is_some() && profile.soft_split.is_some());
         let mut plain = profile.clone();
         plain.soft = None;
