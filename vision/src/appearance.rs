@@ -149,9 +149,9 @@ pub struct Profile {
     /// did read sharp photos worse). Absent from profiles learned before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub soft: Option<Box<Profile>>,
-    /// Cells whose sharpness is below this are told tile or not with [`Profile::soft`]:
-    /// midway (geometrically) between the blurred variants' median sharpness and the
-    /// strongly blurred ones'.
+    /// Cells whose coarse sharpness (see `CellFeatures::coarse_sharpness`) is below this
+    /// are told tile or not with [`Profile::soft`]: midway (geometrically) between the
+    /// blurred variants' median and the strongly blurred ones'.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub soft_split: Option<f32>,
     /// Labelled examples of tiles (upright) and of empty cells, for the nearest-neighbour
@@ -693,7 +693,7 @@ impl Profile {
     /// [`Profile::interior_for`].
     fn soft_for(&self, f: &CellFeatures) -> Option<(&Profile, f32)> {
         let (soft, split) = (self.soft.as_deref()?, self.soft_split?);
-        (f.sharpness < split && soft.presence_limit > 0.0)
+        (f.coarse_sharpness < split && soft.presence_limit > 0.0)
             .then(|| (soft, self.presence_limit / soft.presence_limit))
     }
 
@@ -703,7 +703,7 @@ impl Profile {
         let median = |of: &mut dyn Iterator<Item = &Sample>| -> Option<f32> {
             let mut v: Vec<f32> = of
                 .filter(|s| s.building.is_some())
-                .map(|s| s.features.sharpness)
+                .map(|s| s.features.coarse_sharpness)
                 .collect();
             v.sort_by(f32::total_cmp);
             v.get(v.len() / 2).copied()
@@ -1066,6 +1066,7 @@ mod tests {
             blocks,
             sides,
             sharpness: 1.0,
+            coarse_sharpness: 1.0,
         }
     }
 
@@ -1103,6 +1104,7 @@ mod tests {
                         blocks,
                         sides: [[0.0; SIDE_DIMS]; 4],
                         sharpness: 1.0,
+                        coarse_sharpness: 1.0,
                     },
                     softened: false,
                     borrowed: false,
@@ -1160,6 +1162,7 @@ mod tests {
             blocks,
             sides: [[0.0; SIDE_DIMS]; 4],
             sharpness: 1.0,
+            coarse_sharpness: 1.0,
         };
         let mut own = [0f32; BLOCK_DIMS];
         own.copy_from_slice(&fountain.mean[..BLOCK_DIMS]);
@@ -1209,6 +1212,7 @@ mod tests {
             blocks: [0.0; BLOCK_DIMS],
             sides: [[0.0; SIDE_DIMS]; 4],
             sharpness: 1.0,
+            coarse_sharpness: 1.0,
         };
         for (x, m) in f.blocks.iter_mut().zip(mean(&profile, Building::Garden)) {
             *x = m + 0.03;
@@ -1251,6 +1255,7 @@ mod tests {
             blocks: [0.0; BLOCK_DIMS],
             sides: [[0.0; SIDE_DIMS]; 4],
             sharpness: 1.0,
+            coarse_sharpness: 1.0,
         };
         f.sides[Side::North as usize].copy_from_slice(&wall_look);
         let general = profile.side_log_odds(&f, Focus::Sharp)[Side::North as usize];

@@ -100,6 +100,7 @@ mod tests {
             blocks: [0.0; BLOCK_DIMS],
             sides: [[0.0; SIDE_DIMS]; 4],
             sharpness: 1.0,
+            coarse_sharpness: 1.0,
         };
         f.blocks.copy_from_slice(&fountain.mean);
         for side in &mut f.sides {

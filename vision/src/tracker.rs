@@ -859,6 +859,7 @@ mod tests {
                 blocks: [0.0; BLOCK_DIMS],
                 sides: [[0.0; SIDE_DIMS]; 4],
                 sharpness: 1.0,
+                coarse_sharpness: 1.0,
             },
             choices: None,
             glare: None,

@@ -582,6 +582,7 @@ mod tests {
                 blocks: [level; BLOCK_DIMS],
                 sides: [[0.0; SIDE_DIMS]; 4],
                 sharpness: 1.0,
+                coarse_sharpness: 1.0,
             },
             softened: false,
             borrowed: false,

@@ -35,6 +35,9 @@ pub struct CellFeatures {
     /// edges a pixel wide, falling as blur widens them; the same under any quarter turn
     /// and any contrast).
     pub sharpness: f32,
+    /// The same ratio over the patch averaged 2 x 2 first: sensor noise and JPEG blocks,
+    /// which make a blurred cell look sharp pixel by pixel, average out.
+    pub coarse_sharpness: f32,
 }
 
 impl CellFeatures {
@@ -211,6 +214,33 @@ pub fn features(patch: &Mat, white: WhiteBalance) -> opencv::Result<CellFeatures
         }
     }
     let sharpness = lap / grad.max(1e-3);
+    let half = n / 2;
+    let coarse: Vec<f32> = (0..half * half)
+        .map(|k| {
+            let (y, x) = (2 * (k / half), 2 * (k % half));
+            (px[y * n + x][2]
+                + px[y * n + x + 1][2]
+                + px[(y + 1) * n + x][2]
+                + px[(y + 1) * n + x + 1][2])
+                / 4.0
+        })
+        .collect();
+    let (mut coarse_lap, mut coarse_grad) = (0f32, 0f32);
+    for y in 1..half.saturating_sub(1) {
+        for x in 1..half - 1 {
+            let i = y * half + x;
+            let (c, l, r, u, d) = (
+                coarse[i],
+                coarse[i - 1],
+                coarse[i + 1],
+                coarse[i - half],
+                coarse[i + half],
+            );
+            coarse_lap += (l + r + u + d - 4.0 * c).abs();
+            coarse_grad += ((r - l).abs() + (d - u).abs()) / 2.0;
+        }
+    }
+    let coarse_sharpness = coarse_lap / coarse_grad.max(1e-3);
     let mean_gradient = grad / looked.max(1) as f32;
     // Side bands: the darkest band of a wall's width near the edge (where exactly depends
     // on how well the cell is aligned, so every start within the outer eighth is tried)
@@ -302,6 +332,7 @@ pub fn features(patch: &Mat, white: WhiteBalance) -> opencv::Result<CellFeatures
         blocks,
         sides,
         sharpness,
+        coarse_sharpness,
     })
 }
 
@@ -429,5 +460,44 @@ mod tests {
             "contrast changed sharpness: {sharp} vs {faint}"
         );
         assert!(soft < 0.7 * sharp, "blurred {soft}, sharp {sharp}");
+    }
+
+    #[test]
+    fn noise_makes_a_blurred_cell_look_sharp_pixel_by_pixel_less_so_coarsely() {
+        let (frame, quad) = white_square();
+        let wide = quad.map(|p| [(p[0] - 97.5) * 1.3 + 97.5, (p[1] - 97.5) * 1.3 + 97.5]);
+        let look = |frame: &Mat| -> CellFeatures {
+            let patch = sample_patch(frame, &wide).expect("patch");
+            features(&patch, [1.0; 3]).expect("features")
+        };
+        let mut soft = Mat::default();
+        imgproc::gaussian_blur(
+            &frame,
+            &mut soft,
+            Size::new(0, 0),
+            4.0,
+            4.0,
+            opencv::core::BORDER_REPLICATE,
+        )
+        .expect("blur");
+        // Sensor noise of a few levels on every pixel, as a dim photo shows.
+        let mut noisy = soft.clone();
+        let mut rng = fastrand::Rng::with_seed(3);
+        for v in noisy.data_bytes_mut().expect("bytes") {
+            *v = (i32::from(*v) + rng.i32(-6..=6)).clamp(0, 255) as u8;
+        }
+        let (sharp, soft, noisy) = (look(&frame), look(&soft), look(&noisy));
+        // Noise lifts both measures; the coarse one stays nearer the blurred cell's own.
+        let lift = |s: f32, n: f32| n / s;
+        assert!(
+            lift(soft.coarse_sharpness, noisy.coarse_sharpness)
+                < lift(soft.sharpness, noisy.sharpness),
+            "coarse {} -> {}, fine {} -> {}",
+            soft.coarse_sharpness,
+            noisy.coarse_sharpness,
+            soft.sharpness,
+            noisy.sharpness
+        );
+        assert!(soft.coarse_sharpness < 0.7 * sharp.coarse_sharpness);
     }
 }
