@@ -431,6 +431,21 @@ mod tests {
         assert!(chroma([80, 130, 170]) > chroma([160, 210, 250]) + 0.03);
     }
 
+    /// `frame` out of focus: a Gaussian of `sigma` pixels.
+    fn blurred(frame: &Mat, sigma: f64) -> Mat {
+        let mut soft = Mat::default();
+        imgproc::gaussian_blur(
+            frame,
+            &mut soft,
+            Size::new(0, 0),
+            sigma,
+            sigma,
+            opencv::core::BORDER_REPLICATE,
+        )
+        .expect("blur");
+        soft
+    }
+
     #[test]
     fn blur_lowers_sharpness_whatever_the_contrast() {
         // The square's quad grown so that its outline crosses the patch.
@@ -444,16 +459,7 @@ mod tests {
         frame
             .convert_to(&mut faint, -1, 0.3, 60.0)
             .expect("contrast");
-        let mut soft = Mat::default();
-        imgproc::gaussian_blur(
-            &frame,
-            &mut soft,
-            Size::new(0, 0),
-            2.5,
-            2.5,
-            opencv::core::BORDER_REPLICATE,
-        )
-        .expect("blur");
+        let soft = blurred(&frame, 2.5);
         let (sharp, faint, soft) = (sharpness(&frame), sharpness(&faint), sharpness(&soft));
         assert!(
             (sharp - faint).abs() < 0.05 * sharp,
@@ -470,16 +476,7 @@ mod tests {
             let patch = sample_patch(frame, &wide).expect("patch");
             features(&patch, [1.0; 3]).expect("features")
         };
-        let mut soft = Mat::default();
-        imgproc::gaussian_blur(
-            &frame,
-            &mut soft,
-            Size::new(0, 0),
-            4.0,
-            4.0,
-            opencv::core::BORDER_REPLICATE,
-        )
-        .expect("blur");
+        let soft = blurred(&frame, 4.0);
         // Sensor noise of a few levels on every pixel, as a dim photo shows.
         let mut noisy = soft.clone();
         let mut rng = fastrand::Rng::with_seed(3);
