@@ -728,8 +728,7 @@ impl Profile {
     }
 
     /// [`Profile::tile_distance`] for telling tile or not against the presence limit:
-    /// from the soft profile for a cell well out of focus, on this one's scale (see
-    /// [`Profile::soft_for`]).
+    /// from the soft profile for a cell well out of focus, on this one's scale.
     pub fn presence_distance(&self, f: &CellFeatures) -> f32 {
         match self.soft_for(f) {
             Some((soft, scale)) => soft.tile_distance(f) * scale,

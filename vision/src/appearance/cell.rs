@@ -144,6 +144,30 @@ pub fn sample_square(frame: &Mat, corners: &[Point; 4], n: i32) -> opencv::Resul
     Ok(patch)
 }
 
+/// Over the square grid `values` (`width` a side), at every `step`-th row and column inside
+/// its border: the summed absolute Laplacian, the summed mean absolute gradient, and how
+/// many points.
+fn edge_sums(values: &[f32], width: usize, step: usize) -> (f32, f32, usize) {
+    let (mut lap, mut grad) = (0f32, 0f32);
+    let mut looked = 0usize;
+    for y in (1..width.saturating_sub(1)).step_by(step) {
+        for x in (1..width - 1).step_by(step) {
+            let i = y * width + x;
+            let (c, l, r, u, d) = (
+                values[i],
+                values[i - 1],
+                values[i + 1],
+                values[i - width],
+                values[i + width],
+            );
+            lap += (l + r + u + d - 4.0 * c).abs();
+            grad += ((r - l).abs() + (d - u).abs()) / 2.0;
+            looked += 1;
+        }
+    }
+    (lap, grad, looked)
+}
+
 /// The features of a PATCH x PATCH BGR patch under the given white balance.
 pub fn features(patch: &Mat, white: WhiteBalance) -> opencv::Result<CellFeatures> {
     let n = PATCH as usize;
@@ -196,50 +220,18 @@ pub fn features(patch: &Mat, white: WhiteBalance) -> opencv::Result<CellFeatures
     }
     // Sharpness over the whole patch, seams included: the strongest edges there are
     // (every other row and column: a ratio of sums, it needs no more).
-    let (mut lap, mut grad) = (0f32, 0f32);
-    let mut looked = 0usize;
-    for y in (1..n - 1).step_by(2) {
-        for x in (1..n - 1).step_by(2) {
-            let i = y * n + x;
-            let (c, l, r, u, d) = (
-                px[i][2],
-                px[i - 1][2],
-                px[i + 1][2],
-                px[i - n][2],
-                px[i + n][2],
-            );
-            lap += (l + r + u + d - 4.0 * c).abs();
-            grad += ((r - l).abs() + (d - u).abs()) / 2.0;
-            looked += 1;
-        }
-    }
+    let brightness: Vec<f32> = px.iter().map(|p| p[2]).collect();
+    let (lap, grad, looked) = edge_sums(&brightness, n, 2);
     let sharpness = lap / grad.max(1e-3);
+    // And over the patch averaged 2 x 2, every point.
     let half = n / 2;
     let coarse: Vec<f32> = (0..half * half)
         .map(|k| {
-            let (y, x) = (2 * (k / half), 2 * (k % half));
-            (px[y * n + x][2]
-                + px[y * n + x + 1][2]
-                + px[(y + 1) * n + x][2]
-                + px[(y + 1) * n + x + 1][2])
-                / 4.0
+            let i = 2 * (k / half) * n + 2 * (k % half);
+            (brightness[i] + brightness[i + 1] + brightness[i + n] + brightness[i + n + 1]) / 4.0
         })
         .collect();
-    let (mut coarse_lap, mut coarse_grad) = (0f32, 0f32);
-    for y in 1..half.saturating_sub(1) {
-        for x in 1..half - 1 {
-            let i = y * half + x;
-            let (c, l, r, u, d) = (
-                coarse[i],
-                coarse[i - 1],
-                coarse[i + 1],
-                coarse[i - half],
-                coarse[i + half],
-            );
-            coarse_lap += (l + r + u + d - 4.0 * c).abs();
-            coarse_grad += ((r - l).abs() + (d - u).abs()) / 2.0;
-        }
-    }
+    let (coarse_lap, coarse_grad, _) = edge_sums(&coarse, half, 1);
     let coarse_sharpness = coarse_lap / coarse_grad.max(1e-3);
     let mean_gradient = grad / looked.max(1) as f32;
     // Side bands: the darkest band of a wall's width near the edge (where exactly depends
