@@ -423,6 +423,15 @@ mod tests {
         assert!(chroma([80, 130, 170]) > chroma([160, 210, 250]) + 0.03);
     }
 
+    /// The features of `frame` (the white square's, or it changed) over the square's quad
+    /// grown so that its outline crosses the patch.
+    fn across_the_outline(frame: &Mat) -> CellFeatures {
+        let (_, quad) = white_square();
+        let wide = quad.map(|p| [(p[0] - 97.5) * 1.3 + 97.5, (p[1] - 97.5) * 1.3 + 97.5]);
+        let patch = sample_patch(frame, &wide).expect("patch");
+        features(&patch, [1.0; 3]).expect("features")
+    }
+
     /// `frame` out of focus: a Gaussian of `sigma` pixels.
     fn blurred(frame: &Mat, sigma: f64) -> Mat {
         let mut soft = Mat::default();
@@ -440,13 +449,8 @@ mod tests {
 
     #[test]
     fn blur_lowers_sharpness_whatever_the_contrast() {
-        // The square's quad grown so that its outline crosses the patch.
-        let (frame, quad) = white_square();
-        let wide = quad.map(|p| [(p[0] - 97.5) * 1.3 + 97.5, (p[1] - 97.5) * 1.3 + 97.5]);
-        let sharpness = |frame: &Mat| -> f32 {
-            let patch = sample_patch(frame, &wide).expect("patch");
-            features(&patch, [1.0; 3]).expect("features").sharpness
-        };
+        let (frame, _) = white_square();
+        let sharpness = |frame: &Mat| -> f32 { across_the_outline(frame).sharpness };
         let mut faint = Mat::default();
         frame
             .convert_to(&mut faint, -1, 0.3, 60.0)
@@ -462,12 +466,8 @@ mod tests {
 
     #[test]
     fn noise_makes_a_blurred_cell_look_sharp_pixel_by_pixel_less_so_coarsely() {
-        let (frame, quad) = white_square();
-        let wide = quad.map(|p| [(p[0] - 97.5) * 1.3 + 97.5, (p[1] - 97.5) * 1.3 + 97.5]);
-        let look = |frame: &Mat| -> CellFeatures {
-            let patch = sample_patch(frame, &wide).expect("patch");
-            features(&patch, [1.0; 3]).expect("features")
-        };
+        let (frame, _) = white_square();
+        let look = across_the_outline;
         let soft = blurred(&frame, 4.0);
         // Sensor noise of a few levels on every pixel, as a dim photo shows.
         let mut noisy = soft.clone();
