@@ -28,6 +28,14 @@
 //!   does not produce a stream of "exchanged" changes. Any motion, a frame where the
 //!   Alhambra is not found, or a reading with other cells or buildings starts the count
 //!   again. Until then the accepted layout stays and the update says why ([`Wait`]).
+//! - **Reading only what may be new.** [`Tracker::push`] reads no frame while the table
+//!   moves (the "no reading while a hand or motion is over the tiles"), and does
+//!   not read a calm frame again when it shows nothing new: no motion since the last calm
+//!   reading, no block of about a tile changed against that frame, and every Alhambra's
+//!   reading accepted (or the picture read [`TrackerOptions::most_reads`] times). A scan
+//!   takes a second or more; the motion and change measures about a millisecond, so a calm
+//!   table costs next to nothing once read. A folder of photos of successive states
+//!   (no motion between them) is read at every change, as a block of each differs.
 //! - **Changes.** On acceptance the cell changes against the previously accepted layout
 //!   (added, removed, swapped tiles) are listed, each with the violations it causes on the
 //!   state before it (the engine's `preview_place` / `preview_remove` / `preview_swap`).
@@ -75,6 +83,19 @@ pub struct TrackerOptions {
     pub forget_after: u64,
     /// The rules the layouts are judged by (house rule for holes).
     pub rules: Rules,
+    /// Side, in pixels of the downscaled frame, of the blocks a calm frame is compared in
+    /// against the last frame read: about a tile at 1080p, so that one tile laid or taken
+    /// away shows.
+    pub change_block: i32,
+    /// Most mean absolute grey difference of any block against the last frame read for a
+    /// calm frame to show nothing new (it is then not read again).
+    pub change_threshold: f32,
+    /// Calm readings of one unchanged picture after which it is not read again even though
+    /// some Alhambra is still unsettled (a reading that flickers is not fixed by more of
+    /// the same frames).
+    pub most_reads: u32,
+    /// Frames after which an unchanged picture is read again all the same.
+    pub reread_after: u64,
 }
 
 impl Default for TrackerOptions {
@@ -89,6 +110,10 @@ impl Default for TrackerOptions {
             match_fraction: 0.5,
             forget_after: 30,
             rules: Rules::default(),
+            change_block: 6,
+            change_threshold: 6.0,
+            most_reads: 10,
+            reread_after: 300,
         }
     }
 }
@@ -252,8 +277,9 @@ pub struct TrackerUpdate {
     pub pending: Vec<Pending>,
     /// Every tracked Alhambra after this frame.
     pub alhambras: Vec<AlhambraState>,
-    /// The frame's scan (from [`Tracker::push`]; `None` from [`Tracker::push_scan`]), so
-    /// the overlay can be drawn on the frame its detections came from.
+    /// The frame's scan (from [`Tracker::push`] when it read the frame; `None` from
+    /// [`Tracker::push_scan`] and for frames not read), so the overlay can be drawn on the
+    /// frame its detections came from.
     pub scan: Option<Scan>,
 }
 
@@ -279,6 +305,14 @@ pub struct Tracker {
     next_id: usize,
     previous_grey: Option<Mat>,
     frames: u64,
+    /// The downscaled grey frame last read calm, what later calm frames are compared with.
+    read_grey: Option<Mat>,
+    /// The index of that frame.
+    read_at: u64,
+    /// Calm readings of the picture since it last changed.
+    calm_reads: u32,
+    /// Whether the table moved since the last calm reading.
+    moved: bool,
 }
 
 /// The mean side length of a found Alhambra's tiles, pixels.
@@ -500,6 +534,34 @@ fn mean_abs_diff(a: &Mat, b: &Mat, roi: Option<Rect>) -> Result<f32, opencv::Err
     Ok(cv::mean(&diff, &cv::no_array())?[0] as f32)
 }
 
+/// The largest mean absolute difference of two grey frames over any block of `block` x
+/// `block` pixels (blocks at the edges may be smaller).
+fn most_block_diff(a: &Mat, b: &Mat, block: i32) -> Result<f32, opencv::Error> {
+    let mut diff = Mat::default();
+    cv::absdiff(a, b, &mut diff)?;
+    let block = block.max(1);
+    let size = Size::new(
+        (diff.cols() + block - 1) / block,
+        (diff.rows() + block - 1) / block,
+    );
+    let mut blocks = Mat::default();
+    imgproc::resize(&diff, &mut blocks, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+    let mut most = 0.0;
+    cv::min_max_loc(&blocks, None, Some(&mut most), None, None, &cv::no_array())?;
+    Ok(most as f32)
+}
+
+/// Image area `area` (x0, y0, x1, y1 in image pixels) on a frame shrunk by `scale` to
+/// `size`: at least a pixel, inside it.
+fn roi_of(area: [f64; 4], scale: f64, size: Size) -> Rect {
+    let (w, h) = (size.width.max(1), size.height.max(1));
+    let x0 = ((area[0] * scale).floor() as i32).clamp(0, w - 1);
+    let y0 = ((area[1] * scale).floor() as i32).clamp(0, h - 1);
+    let x1 = ((area[2] * scale).ceil() as i32).clamp(x0 + 1, w);
+    let y1 = ((area[3] * scale).ceil() as i32).clamp(y0 + 1, h);
+    Rect::new(x0, y0, x1 - x0, y1 - y0)
+}
+
 impl Tracker {
     /// A tracker reading frames with this scanner, default options.
     pub fn new(scanner: Scanner) -> Tracker {
@@ -524,6 +586,10 @@ impl Tracker {
             next_id: 0,
             previous_grey: None,
             frames: 0,
+            read_grey: None,
+            read_at: 0,
+            calm_reads: 0,
+            moved: false,
         }
     }
 
@@ -545,35 +611,86 @@ impl Tracker {
             .and_then(|t| t.state.accepted.as_ref())
     }
 
-    /// Scans a frame, measures its motion and fuses it.
+    /// Measures a frame's motion and, when it may show something new, scans and fuses it.
+    ///
+    /// No frame is read while the table moves, as a whole or over some Alhambra (a hand or
+    /// the camera): the last accepted layouts stay, and the moving ones' count towards the
+    /// next starts again. A calm frame is read unless it shows nothing new: no motion since
+    /// the last calm reading, no block of it changed against that frame
+    /// ([`TrackerOptions::change_block`]), and every Alhambra settled (its reading
+    /// accepted) or the picture read [`TrackerOptions::most_reads`] times. A scan takes a
+    /// second or two; a frame not read, about a millisecond at 1080p (`cargo bench --bench
+    /// tracker`). [`TrackerUpdate::scan`] says whether it was read.
     pub fn push(&mut self, frame: &Frame) -> Result<TrackerUpdate, TrackerError> {
-        let Some(scanner) = &self.scanner else {
+        if self.scanner.is_none() {
             return Err(TrackerError::NoScanner);
-        };
-        let scan = scanner.scan(&frame.image)?;
+        }
         let grey = self.small_grey(&frame.image)?;
         let scale = f64::from(grey.cols()) / f64::from(frame.image.cols().max(1));
         let previous = self
             .previous_grey
             .take()
             .filter(|p| p.size().ok() == grey.size().ok());
-        // Motion over the whole frame, and inside every area the tracks or the frame's
-        // Alhambras cover.
+        let motion = match &previous {
+            Some(prev) => Some(mean_abs_diff(&grey, prev, None)?),
+            None => None,
+        };
+        let opts = &self.options;
+        let local_of = |area: [f64; 4]| -> Result<Option<f32>, opencv::Error> {
+            let Some(prev) = &previous else {
+                return Ok(None);
+            };
+            let roi = roi_of(area, scale, grey.size()?);
+            mean_abs_diff(&grey, prev, Some(roi)).map(Some)
+        };
+        // Moving over the whole picture, or over some Alhambra: no reading.
+        let mut moving = Vec::with_capacity(self.tracks.len());
+        let globally_moving = motion.is_some_and(|m| m > opts.motion_threshold);
+        for t in &self.tracks {
+            let local = local_of(t.area)?;
+            moving.push(globally_moving || local.is_some_and(|m| m > opts.local_motion_threshold));
+        }
+        if motion.is_some() && moving.iter().chain([&globally_moving]).any(|&m| m) {
+            self.moved = true;
+            self.previous_grey = Some(grey);
+            return Ok(self.skip(frame.index, motion, &moving));
+        }
+        let still = motion.is_some();
+        let changed = match &self.read_grey {
+            Some(read) if read.size().ok() == grey.size().ok() => {
+                most_block_diff(&grey, read, opts.change_block)? > opts.change_threshold
+            }
+            _ => true,
+        };
+        let settled = self.tracks.iter().all(|t| t.state.wait.is_none())
+            || self.calm_reads >= opts.most_reads;
+        let fresh = frame.index.saturating_sub(self.read_at) < opts.reread_after;
+        if still && !self.moved && !changed && settled && fresh {
+            self.previous_grey = Some(grey);
+            return Ok(self.skip(frame.index, motion, &moving));
+        }
+        let Some(scanner) = &self.scanner else {
+            return Err(TrackerError::NoScanner);
+        };
+        let scan = scanner.scan(&frame.image)?;
+        // Motion inside every area the tracks or the frame's Alhambras cover.
         let mut areas: Vec<[f64; 4]> = self.tracks.iter().map(|t| t.area).collect();
         areas.extend(scan.alhambras.iter().map(|a| area_of(a, tile_px_of(a))));
         let mut measured: Vec<([f64; 4], f32)> = Vec::with_capacity(areas.len());
-        let mut motion = None;
-        if let Some(prev) = &previous {
-            motion = Some(mean_abs_diff(&grey, prev, None)?);
-            let (w, h) = (grey.cols(), grey.rows());
-            for area in areas {
-                let x0 = ((area[0] * scale).floor() as i32).clamp(0, w - 1);
-                let y0 = ((area[1] * scale).floor() as i32).clamp(0, h - 1);
-                let x1 = ((area[2] * scale).ceil() as i32).clamp(x0 + 1, w);
-                let y1 = ((area[3] * scale).ceil() as i32).clamp(y0 + 1, h);
-                let roi = Rect::new(x0, y0, x1 - x0, y1 - y0);
-                measured.push((area, mean_abs_diff(&grey, prev, Some(roi))?));
+        for area in areas {
+            if let Some(m) = local_of(area)? {
+                measured.push((area, m));
             }
+        }
+        if still {
+            self.calm_reads = if self.moved || changed {
+                1
+            } else {
+                self.calm_reads + 1
+            };
+            self.read_grey = Some(grey.clone());
+            self.read_at = frame.index;
+            self.moved = false;
         }
         self.previous_grey = Some(grey);
         let mut update = self.fuse(frame.index, &scan, motion, &|area| {
@@ -590,6 +707,27 @@ impl Tracker {
         });
         update.scan = Some(scan);
         Ok(update)
+    }
+
+    /// A frame not read: each track `moving` (per track, in order) starts its count
+    /// again, its accepted layout staying; the others stay as they were, still seen.
+    fn skip(&mut self, index: u64, motion: Option<f32>, moving: &[bool]) -> TrackerUpdate {
+        self.frames = index + 1;
+        let globally_calm = motion.is_some_and(|m| m <= self.options.motion_threshold);
+        for (k, track) in self.tracks.iter_mut().enumerate() {
+            if globally_calm && !moving.get(k).copied().unwrap_or(true) {
+                if track.state.seen {
+                    track.last_seen = index;
+                }
+                continue;
+            }
+            track.history.clear();
+            let agrees =
+                track.state.reading.is_some() && track.state.reading == track.state.accepted;
+            track.state.wait = if agrees { None } else { Some(Wait::Motion) };
+        }
+        let calm = globally_calm && !moving.iter().any(|&m| m);
+        self.update(index, motion, calm, Vec::new())
     }
 
     /// Fuses a scan made elsewhere, with its motion (mean absolute grey difference against
@@ -795,11 +933,21 @@ impl Tracker {
             });
         }
 
-        // Forget passing false detections.
-        let forget = opts.forget_after;
+        self.update(index, motion, calm, accepted)
+    }
+
+    /// The update for frame `index`, once every track has taken it in; passing false
+    /// detections are forgotten first.
+    fn update(
+        &mut self,
+        index: u64,
+        motion: Option<f32>,
+        calm: bool,
+        accepted: Vec<Accepted>,
+    ) -> TrackerUpdate {
+        let forget = self.options.forget_after;
         self.tracks
             .retain(|t| t.state.accepted.is_some() || index.saturating_sub(t.last_seen) < forget);
-
         let pending = self
             .tracks
             .iter()
@@ -864,6 +1012,39 @@ mod tests {
             choices: None,
             glare: None,
         }
+    }
+
+    #[test]
+    fn one_tile_changed_shows_in_its_block_and_noise_does_not() {
+        // A 320 x 180 grey table with sensor noise of +-1 level, and the same with one
+        // tile of 5 x 5 pixels (a 1080p tile downscaled six times) laid on it.
+        let noisy = |seed: u64, tile: bool| -> Mat {
+            let mut rng = fastrand::Rng::with_seed(seed);
+            let mut m =
+                Mat::new_rows_cols_with_default(180, 320, cv::CV_8UC1, cv::Scalar::all(0.0))
+                    .expect("a grey frame");
+            for y in 0..180 {
+                for x in 0..320 {
+                    let base = if tile && (100..105).contains(&x) && (60..65).contains(&y) {
+                        170
+                    } else {
+                        120
+                    };
+                    *m.at_2d_mut::<u8>(y, x).expect("inside") = base + rng.u8(0..3) - 1;
+                }
+            }
+            m
+        };
+        let (a, b, c) = (noisy(1, false), noisy(2, false), noisy(3, true));
+        let block = TrackerOptions::default().change_block;
+        let threshold = TrackerOptions::default().change_threshold;
+        let noise = most_block_diff(&a, &b, block).expect("measured");
+        let tile = most_block_diff(&a, &c, block).expect("measured");
+        assert!(noise < threshold, "noise {noise}");
+        assert!(tile > threshold, "tile {tile}");
+        // The whole picture's mean hardly moves: motion alone would not tell.
+        let mean = mean_abs_diff(&a, &c, None).expect("measured");
+        assert!(mean < TrackerOptions::default().motion_threshold, "{mean}");
     }
 
     /// A scan of one Alhambra at `origin` with these tiles besides the fountain.

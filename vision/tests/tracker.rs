@@ -275,3 +275,51 @@ fn no_camera_is_a_clear_error_not_a_hang() {
         Err(SourceError::NoCamera(_))
     ));
 }
+
+#[test]
+fn no_frame_is_read_while_the_hand_moves_nor_a_calm_table_read_twice() {
+    let mut scene = sequence(1, Story::HandPass);
+    let scanner = scanner_for(&scene);
+    let mut tracker = Tracker::new(scanner);
+    let (mut reads, mut frames) = (0, 0);
+    let mut settled_before_hand = false;
+    let mut read_after_hand = 0;
+    loop {
+        let frame = match scene.next_frame() {
+            Ok(Some(f)) => f,
+            Ok(None) => break,
+            Err(e) => panic!("{e}"),
+        };
+        let update = match tracker.push(&frame) {
+            Ok(u) => u,
+            Err(e) => panic!("frame {}: {e}", frame.index),
+        };
+        let Some(phase) = scene.truth(frame.index).map(|t| t.phase) else {
+            panic!("no truth for frame {}", frame.index)
+        };
+        frames += 1;
+        let read = update.scan.is_some();
+        reads += usize::from(read);
+        // Moving over the tiles: not read.
+        if !update.calm && update.motion.is_some() {
+            assert!(!read, "frame {}: read while moving", frame.index);
+        }
+        match phase {
+            // Once every Alhambra's reading is accepted, the same calm picture is not
+            // read again.
+            Phase::Before if settled_before_hand => {
+                assert!(!read, "frame {}: the calm table read again", frame.index);
+            }
+            Phase::Before => {
+                settled_before_hand = !tracker.alhambras().is_empty()
+                    && tracker.alhambras().iter().all(|a| a.wait.is_none());
+            }
+            Phase::After => read_after_hand += usize::from(read),
+            Phase::Hand => {}
+        }
+    }
+    assert!(settled_before_hand, "never settled before the hand came");
+    // The table is read again once the hand has gone (it may have moved something).
+    assert!(read_after_hand >= 1, "not read after the hand left");
+    assert!(reads < frames / 2, "{reads} of {frames} frames read");
+}
