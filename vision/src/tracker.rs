@@ -34,8 +34,9 @@
 //!   reading, no block of about a tile changed against that frame, and every Alhambra's
 //!   reading accepted (or the picture read [`TrackerOptions::most_reads`] times). A scan
 //!   takes a second or more; the motion and change measures about a millisecond, so a calm
-//!   table costs next to nothing once read. A folder of photos of successive states
-//!   (no motion between them) is read at every change, as a block of each differs.
+//!   table costs next to nothing once read. A change seen without the hand that made it
+//!   (a folder of stills) is read all the same: its first frame differs over the
+//!   Alhambra as motion does, and the frames after it are read until it is accepted.
 //! - **Changes.** On acceptance the cell changes against the previously accepted layout
 //!   (added, removed, swapped tiles) are listed, each with the violations it causes on the
 //!   state before it (the engine's `preview_place` / `preview_remove` / `preview_swap`).

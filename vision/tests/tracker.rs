@@ -5,8 +5,8 @@ use alhambra_engine::{Alhambra, Change};
 use alhambra_vision::default_profile::default_profile;
 use alhambra_vision::scanner::{ScanOptions, Scanner};
 use alhambra_vision::source::{
-    Camera, FrameSource, ImageFiles, Phase, SourceError, Story, SyntheticOptions, SyntheticScene,
-    open_source,
+    Camera, Frame, FrameSource, ImageFiles, Phase, SourceError, Story, SyntheticOptions,
+    SyntheticScene, open_source,
 };
 use alhambra_vision::tracker::{Accepted, Tracker};
 use opencv::prelude::*;
@@ -322,4 +322,55 @@ fn no_frame_is_read_while_the_hand_moves_nor_a_calm_table_read_twice() {
     // The table is read again once the hand has gone (it may have moved something).
     assert!(read_after_hand >= 1, "not read after the hand left");
     assert!(reads < frames / 2, "{reads} of {frames} frames read");
+}
+
+#[test]
+fn a_tile_laid_between_two_calm_photos_is_read_without_motion_between() {
+    // Photos of successive states (a folder of stills): no frame shows the hand, so no
+    // motion tells that something changed; the changed block does.
+    let scene = sequence(2, Story::TileAdded);
+    let Some(added) = scene.added_tile() else {
+        panic!("the tile story adds a tile")
+    };
+    let scanner = scanner_for(&scene);
+    let mut tracker = Tracker::new(scanner);
+    let frames = [scene.clean_before(); 5]
+        .into_iter()
+        .chain([scene.clean_after(); 5])
+        .enumerate();
+    let mut reads = Vec::new();
+    let mut changes = Vec::new();
+    for (index, image) in frames {
+        let frame = Frame {
+            image: image.clone(),
+            index: index as u64,
+            timestamp_ms: index as u64 * 40,
+        };
+        let update = match tracker.push(&frame) {
+            Ok(u) => u,
+            Err(e) => panic!("frame {index}: {e}"),
+        };
+        if update.scan.is_some() {
+            reads.push(index);
+        }
+        for a in update.accepted.iter().filter(|a| !a.initial) {
+            changes.extend(a.changes.iter().cloned());
+        }
+    }
+    // The first photo: read until settled (frame 0 measures no motion yet; 1 to 3 make
+    // the three readings accepted), then not again. The second: its first frame differs
+    // over the Alhambra as a passing hand would (not read), the next ones are read until
+    // the change is accepted, and the last is not.
+    for (frame, read) in [(4, false), (5, false), (6, true), (9, false)] {
+        assert_eq!(
+            reads.contains(&frame),
+            read,
+            "frame {frame}; read: {reads:?}"
+        );
+    }
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    let Change::Added(_, piece) = changes[0].change else {
+        panic!("not an addition: {:?}", changes[0])
+    };
+    assert_eq!(piece.building, added.piece.building);
 }
