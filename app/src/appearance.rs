@@ -3,9 +3,7 @@
 //! appearance profile that `scan --profile` and `eval --profile` read.
 
 use crate::Outcome;
-use crate::images::{
-    DEFAULT_MARKER_MM, flat, labels_marker_mm, load_labels, parse_marker_mm, read_image,
-};
+use crate::images::{DEFAULT_MARKER_MM, flat, load_labels, parse_marker_mm, read_image};
 use alhambra_engine::Building;
 use alhambra_vision::ScanResult;
 use alhambra_vision::default_profile::built_in_samples;
@@ -122,7 +120,7 @@ pub fn run(args: &AppearanceArgs) -> Result<Outcome> {
         let frame = read_image(image)?;
         let labels = load_labels(labels_path)?;
         check_labels(labels_path, &labels)?;
-        let marker_mm = labels_marker_mm(&labels).unwrap_or(args.marker_mm);
+        let marker_mm = labels.marker_mm().unwrap_or(args.marker_mm);
         let samples = photo_samples(&frame, &labels, marker_mm)
             .with_context(|| format!("{}: cannot learn from it", image.display()))?;
         let n = usable_tiles(&labels);

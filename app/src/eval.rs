@@ -3,8 +3,7 @@
 
 use crate::Outcome;
 use crate::images::{
-    DEFAULT_MARKER_MM, file_name, labels_marker_mm, load_labels, load_profile, parse_marker_mm,
-    read_image,
+    DEFAULT_MARKER_MM, file_name, load_labels, load_profile, parse_marker_mm, read_image,
 };
 use alhambra_vision::eval::{Rates, Tally, compare_photo};
 use alhambra_vision::scanner::{ScanOptions, Scanner};
@@ -128,7 +127,7 @@ pub fn run(args: &EvalArgs) -> Result<Outcome> {
         bar.set_message(file_name(image));
         let labels = load_labels(labels_path)?;
         let frame = read_image(image)?;
-        let marker_mm = labels_marker_mm(&labels).unwrap_or(args.marker_mm);
+        let marker_mm = labels.marker_mm().unwrap_or(args.marker_mm);
         let scanner = scanners.entry(marker_mm.to_bits()).or_insert_with(|| {
             Scanner::new(
                 profile.clone(),

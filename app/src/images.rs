@@ -141,15 +141,6 @@ pub fn load_profile(path: Option<&Path>) -> Result<Profile> {
     }
 }
 
-/// The printed marker size the labels record (`meta.marker_mm`), when they do.
-pub fn labels_marker_mm(labels: &ScanResult) -> Option<f64> {
-    labels
-        .meta
-        .get("marker_mm")
-        .and_then(serde_json::Value::as_f64)
-        .filter(|mm| mm.is_finite() && *mm > 0.0)
-}
-
 /// The file name shown in results (`image` of the scan result).
 pub fn file_name(path: &Path) -> String {
     path.file_name().map_or_else(

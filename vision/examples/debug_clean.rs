@@ -7,12 +7,7 @@ use alhambra_vision::source::SyntheticScene;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scene = SyntheticScene::hand_pass(1)?;
-    let mm = scene
-        .labels_after()
-        .meta
-        .get("marker_mm")
-        .and_then(|v| v.as_f64())
-        .unwrap_or(40.0);
+    let mm = scene.labels_after().marker_mm().unwrap_or(40.0);
     let scanner = Scanner::new(
         default_profile()?,
         ScanOptions {

@@ -8,12 +8,7 @@ use alhambra_vision::training::{learn_profile, photo_samples};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let difficulty: Difficulty = args.get(1).map_or("easy", String::as_str).parse()?;
-    let mm = |l: &alhambra_vision::ScanResult| {
-        l.meta
-            .get("marker_mm")
-            .and_then(|v| v.as_f64())
-            .unwrap_or(40.0)
-    };
+    let mm = |l: &alhambra_vision::ScanResult| l.marker_mm().unwrap_or(40.0);
     let train = render(&SceneOptions {
         seed: 7,
         difficulty,

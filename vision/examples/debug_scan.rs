@@ -7,11 +7,7 @@ use alhambra_vision::synth::{Difficulty, SceneOptions, render};
 use alhambra_vision::training::{learn_profile, photo_samples};
 
 fn marker_mm(labels: &alhambra_vision::ScanResult) -> f64 {
-    labels
-        .meta
-        .get("marker_mm")
-        .and_then(|v| v.as_f64())
-        .unwrap_or(40.0)
+    labels.marker_mm().unwrap_or(40.0)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

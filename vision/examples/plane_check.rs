@@ -12,10 +12,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ..SceneOptions::default()
             })?;
             let meta = &scene.labels.meta;
-            let mm = meta
-                .get("marker_mm")
-                .and_then(|v| v.as_f64())
-                .unwrap_or(40.0);
+            let mm = scene.labels.marker_mm().unwrap_or(40.0);
             let tile = meta.get("tile_mm").and_then(|v| v.as_f64()).unwrap_or(0.0);
             let Some(plane) = find_plane(&scene.image, mm)? else {
                 println!("{seed} {difficulty}: no plane");

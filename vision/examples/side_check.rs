@@ -26,11 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             json.with_extension("jpg").to_str().unwrap_or(""),
             opencv::imgcodecs::IMREAD_COLOR,
         )?;
-        let mm = labels
-            .meta
-            .get("marker_mm")
-            .and_then(|v| v.as_f64())
-            .unwrap_or(40.0);
+        let mm = labels.marker_mm().unwrap_or(40.0);
         let white = find_plane(&img, mm)?.map_or([1.0; 3], |p| p.white);
         for a in &labels.alhambras {
             let mut cells = Vec::new();

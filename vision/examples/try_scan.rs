@@ -23,12 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         difficulty: learn_from,
         ..SceneOptions::default()
     })?;
-    let mm = |l: &alhambra_vision::ScanResult| {
-        l.meta
-            .get("marker_mm")
-            .and_then(|v| v.as_f64())
-            .unwrap_or(40.0)
-    };
+    let mm = |l: &alhambra_vision::ScanResult| l.marker_mm().unwrap_or(40.0);
     let samples = photo_samples(&train.image, &train.labels, mm(&train.labels))?;
     let profile = match std::env::var_os("PROFILE") {
         Some(p) => alhambra_vision::appearance::Profile::load(std::path::Path::new(&p))?,

@@ -59,11 +59,7 @@ pub fn built_in_samples() -> Result<PhotoSamples, ProfileError> {
     if frame.empty() {
         return Err(invalid("the bundled photo is not an image".into()));
     }
-    let marker_mm = labels
-        .meta
-        .get("marker_mm")
-        .and_then(serde_json::Value::as_f64)
-        .unwrap_or(DEFAULT_MARKER_MM);
+    let marker_mm = labels.marker_mm().unwrap_or(DEFAULT_MARKER_MM);
     photo_samples(&frame, &labels, marker_mm)
         .map_err(|e| invalid(format!("cannot learn from the photo: {e}")))
 }

@@ -92,6 +92,15 @@ pub enum LabelError {
 }
 
 impl ScanResult {
+    /// The printed marker size the labels record (`meta.marker_mm`), when they record a
+    /// size (finite, above zero).
+    pub fn marker_mm(&self) -> Option<f64> {
+        self.meta
+            .get("marker_mm")
+            .and_then(serde_json::Value::as_f64)
+            .filter(|mm| mm.is_finite() && *mm > 0.0)
+    }
+
     /// Reads a scan-result / labels file.
     pub fn load(path: &Path) -> Result<ScanResult, LabelError> {
         let shown = path.display().to_string();

@@ -13,11 +13,7 @@ use alhambra_vision::training::{
 };
 
 fn marker_mm(labels: &ScanResult) -> f64 {
-    labels
-        .meta
-        .get("marker_mm")
-        .and_then(|v| v.as_f64())
-        .unwrap_or(40.0)
+    labels.marker_mm().unwrap_or(40.0)
 }
 
 /// An easy rendered scene of this seed.
