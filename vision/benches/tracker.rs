@@ -30,12 +30,7 @@ fn settled() -> (Tracker, Vec<Frame>, Vec<Frame>) {
     };
     opts.scene.seed = 1;
     let mut scene = SyntheticScene::new(opts).expect("the sequence renders");
-    let marker_mm = scene
-        .labels_after()
-        .meta
-        .get("marker_mm")
-        .and_then(serde_json::Value::as_f64)
-        .unwrap_or(40.0);
+    let marker_mm = scene.labels_after().marker_mm().unwrap_or(40.0);
     let profile = default_profile().expect("the built-in profile");
     let scanner = Scanner::new(
         profile,

@@ -8,7 +8,7 @@ use alhambra_vision::source::{
     Camera, Frame, FrameSource, ImageFiles, Phase, SourceError, Story, SyntheticOptions,
     SyntheticScene, open_source,
 };
-use alhambra_vision::tracker::{Accepted, Tracker};
+use alhambra_vision::tracker::{Accepted, Tracker, TrackerUpdate};
 use opencv::prelude::*;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -34,12 +34,7 @@ fn scanner_for(scene: &SyntheticScene) -> Scanner {
         Ok(p) => p,
         Err(e) => panic!("{e}"),
     };
-    let marker_mm = scene
-        .labels_after()
-        .meta
-        .get("marker_mm")
-        .and_then(serde_json::Value::as_f64)
-        .unwrap_or(40.0);
+    let marker_mm = scene.labels_after().marker_mm().unwrap_or(40.0);
     Scanner::new(
         profile,
         ScanOptions {
@@ -49,9 +44,13 @@ fn scanner_for(scene: &SyntheticScene) -> Scanner {
     )
 }
 
-/// Every acceptance of the sequence with the phase of its frame.
-fn run(scene: &mut SyntheticScene, tracker: &mut Tracker) -> Vec<(u64, Phase, Accepted)> {
-    let mut out = Vec::new();
+/// Pushes every frame of the sequence, handing each update to `on` with its frame's
+/// index and phase.
+fn play(
+    scene: &mut SyntheticScene,
+    tracker: &mut Tracker,
+    mut on: impl FnMut(u64, Phase, TrackerUpdate),
+) {
     loop {
         let frame = match scene.next_frame() {
             Ok(Some(f)) => f,
@@ -62,8 +61,7 @@ fn run(scene: &mut SyntheticScene, tracker: &mut Tracker) -> Vec<(u64, Phase, Ac
             Ok(u) => u,
             Err(e) => panic!("frame {}: {e}", frame.index),
         };
-        let phase = scene.truth(frame.index).map(|t| t.phase);
-        let Some(phase) = phase else {
+        let Some(phase) = scene.truth(frame.index).map(|t| t.phase) else {
             panic!("no truth for frame {}", frame.index)
         };
         if phase == Phase::Hand && update.scan.is_some() {
@@ -74,10 +72,16 @@ fn run(scene: &mut SyntheticScene, tracker: &mut Tracker) -> Vec<(u64, Phase, Ac
                     .is_some_and(|t| t.hand_px.is_some())
             );
         }
-        for a in update.accepted {
-            out.push((frame.index, phase, a));
-        }
+        on(frame.index, phase, update);
     }
+}
+
+/// Every acceptance of the sequence with the phase of its frame.
+fn run(scene: &mut SyntheticScene, tracker: &mut Tracker) -> Vec<(u64, Phase, Accepted)> {
+    let mut out = Vec::new();
+    play(scene, tracker, |index, phase, update| {
+        out.extend(update.accepted.into_iter().map(|a| (index, phase, a)));
+    });
     out
 }
 
@@ -284,40 +288,28 @@ fn no_frame_is_read_while_the_hand_moves_nor_a_calm_table_read_twice() {
     let (mut reads, mut frames) = (0, 0);
     let mut settled_before_hand = false;
     let mut read_after_hand = 0;
-    loop {
-        let frame = match scene.next_frame() {
-            Ok(Some(f)) => f,
-            Ok(None) => break,
-            Err(e) => panic!("{e}"),
-        };
-        let update = match tracker.push(&frame) {
-            Ok(u) => u,
-            Err(e) => panic!("frame {}: {e}", frame.index),
-        };
-        let Some(phase) = scene.truth(frame.index).map(|t| t.phase) else {
-            panic!("no truth for frame {}", frame.index)
-        };
+    play(&mut scene, &mut tracker, |index, phase, update| {
         frames += 1;
         let read = update.scan.is_some();
         reads += usize::from(read);
         // Moving over the tiles: not read.
         if !update.calm && update.motion.is_some() {
-            assert!(!read, "frame {}: read while moving", frame.index);
+            assert!(!read, "frame {index}: read while moving");
         }
         match phase {
             // Once every Alhambra's reading is accepted, the same calm picture is not
             // read again.
             Phase::Before if settled_before_hand => {
-                assert!(!read, "frame {}: the calm table read again", frame.index);
+                assert!(!read, "frame {index}: the calm table read again");
             }
             Phase::Before => {
-                settled_before_hand = !tracker.alhambras().is_empty()
-                    && tracker.alhambras().iter().all(|a| a.wait.is_none());
+                settled_before_hand = !update.alhambras.is_empty()
+                    && update.alhambras.iter().all(|a| a.wait.is_none());
             }
             Phase::After => read_after_hand += usize::from(read),
             Phase::Hand => {}
         }
-    }
+    });
     assert!(settled_before_hand, "never settled before the hand came");
     // The table is read again once the hand has gone (it may have moved something).
     assert!(read_after_hand >= 1, "not read after the hand left");
