@@ -139,3 +139,29 @@ fn scan_1080p(b: Bencher, difficulty: Difficulty) {
             }
         });
 }
+
+/// The same photos read again from their own whole scans, as the tracker reads a frame
+/// that changed only about the Alhambras it read last (`Scanner::scan_from`).
+#[divan::bench(args = [Difficulty::Easy, Difficulty::Normal], sample_count = 5, sample_size = 1)]
+fn scan_from_last_1080p(b: Bencher, difficulty: Difficulty) {
+    let s = setup();
+    let scanner = Scanner::new(s.profile.clone(), ScanOptions::default());
+    let photos: Vec<_> = (0..4)
+        .filter_map(|k| {
+            let scene = render(&SceneOptions {
+                seed: 100 + k,
+                difficulty,
+                ..SceneOptions::default()
+            })
+            .ok()?;
+            let last = scanner.scan(&scene.image).ok()?;
+            Some((scene, last))
+        })
+        .collect();
+    b.counter(divan::counter::ItemsCount::new(photos.len()))
+        .bench(|| {
+            for (p, last) in &photos {
+                black_box(scanner.scan_from(&p.image, last).ok());
+            }
+        });
+}

@@ -37,6 +37,11 @@
 //!   table costs next to nothing once read. A change seen without the hand that made it
 //!   (a folder of stills) is read all the same: its first frame differs over the
 //!   Alhambra as motion does, and the frames after it are read until it is accepted.
+//! - **Reading from the last scan.** A frame whose changed blocks all lie about the
+//!   Alhambras of the last scan (a tile laid, a hand gone) is read from their lattices
+//!   ([`Scanner::scan_from`]: no search for fountains, a third of a whole scan's time);
+//!   a change anywhere else (a new player's fountain, the camera moved), an Alhambra not
+//!   read again, and every [`TrackerOptions::reread_after`] frames, a whole scan.
 //! - **Changes.** On acceptance the cell changes against the previously accepted layout
 //!   (added, removed, swapped tiles) are listed, each with the violations it causes on the
 //!   state before it (the engine's `preview_place` / `preview_remove` / `preview_swap`).
@@ -282,6 +287,9 @@ pub struct TrackerUpdate {
     /// [`Tracker::push_scan`] and for frames not read), so the overlay can be drawn on the
     /// frame its detections came from.
     pub scan: Option<Scan>,
+    /// Whether that scan was a whole one, or read from the Alhambras of the scan before
+    /// it (the frame changed only about them, see [`Scanner::scan_from`]).
+    pub scanned_whole: bool,
 }
 
 /// A tracked Alhambra with the gate's private state.
@@ -314,6 +322,13 @@ pub struct Tracker {
     calm_reads: u32,
     /// Whether the table moved since the last calm reading.
     moved: bool,
+    /// The last scan, whose Alhambras a frame that changed only about them is read from
+    /// (see [`Scanner::scan_from`]).
+    last_scan: Option<Scan>,
+    /// The downscaled grey frame it was made from.
+    scan_grey: Option<Mat>,
+    /// The index of the last frame scanned whole.
+    whole_at: u64,
 }
 
 /// The mean side length of a found Alhambra's tiles, pixels.
@@ -552,6 +567,38 @@ fn most_block_diff(a: &Mat, b: &Mat, block: i32) -> Result<f32, opencv::Error> {
     Ok(most as f32)
 }
 
+/// Whether some block of `block` x `block` pixels differs between grey frames `a` and `b`
+/// by more than `threshold` on average without touching any of `areas`.
+fn changed_outside(
+    a: &Mat,
+    b: &Mat,
+    block: i32,
+    threshold: f32,
+    areas: &[Rect],
+) -> Result<bool, opencv::Error> {
+    let mut diff = Mat::default();
+    cv::absdiff(a, b, &mut diff)?;
+    let block = block.max(1);
+    let size = Size::new(
+        (diff.cols() + block - 1) / block,
+        (diff.rows() + block - 1) / block,
+    );
+    let mut blocks = Mat::default();
+    imgproc::resize(&diff, &mut blocks, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+    for by in 0..size.height {
+        for bx in 0..size.width {
+            if f32::from(*blocks.at_2d::<u8>(by, bx)?) <= threshold {
+                continue;
+            }
+            let here = Rect::new(bx * block, by * block, block, block);
+            if !areas.iter().any(|r| (*r & here).area() > 0) {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
 /// Image area `area` (x0, y0, x1, y1 in image pixels) on a frame shrunk by `scale` to
 /// `size`: at least a pixel, inside it.
 fn roi_of(area: [f64; 4], scale: f64, size: Size) -> Rect {
@@ -591,6 +638,9 @@ impl Tracker {
             read_at: 0,
             calm_reads: 0,
             moved: false,
+            last_scan: None,
+            scan_grey: None,
+            whole_at: 0,
         }
     }
 
@@ -673,7 +723,42 @@ impl Tracker {
         let Some(scanner) = &self.scanner else {
             return Err(TrackerError::NoScanner);
         };
-        let scan = scanner.scan(&frame.image)?;
+        // A frame that changed only about the Alhambras read last (a tile laid, a hand
+        // gone) is read from their lattices, at a third of a whole scan's time; a change
+        // anywhere else (a new player's fountain, the camera moved) and every
+        // `reread_after` frames, a whole scan.
+        let from = match (&self.last_scan, &self.scan_grey) {
+            (Some(last), Some(read))
+                if read.size().ok() == grey.size().ok()
+                    && frame.index.saturating_sub(self.whole_at) < opts.reread_after =>
+            {
+                let size = grey.size()?;
+                let areas: Vec<Rect> = last
+                    .alhambras
+                    .iter()
+                    .map(|a| roi_of(area_of(a, tile_px_of(a)), scale, size))
+                    .collect();
+                let outside = changed_outside(
+                    &grey,
+                    read,
+                    opts.change_block,
+                    opts.change_threshold,
+                    &areas,
+                )?;
+                (!outside).then_some(last)
+            }
+            _ => None,
+        };
+        let whole = from.is_none();
+        let scan = match from {
+            Some(last) => scanner.scan_from(&frame.image, last)?,
+            None => {
+                self.whole_at = frame.index;
+                scanner.scan(&frame.image)?
+            }
+        };
+        self.last_scan = Some(scan.clone());
+        self.scan_grey = Some(grey.clone());
         // Motion inside every area the tracks or the frame's Alhambras cover.
         let mut areas: Vec<[f64; 4]> = self.tracks.iter().map(|t| t.area).collect();
         areas.extend(scan.alhambras.iter().map(|a| area_of(a, tile_px_of(a))));
@@ -707,6 +792,7 @@ impl Tracker {
                 })
         });
         update.scan = Some(scan);
+        update.scanned_whole = whole;
         Ok(update)
     }
 
@@ -967,6 +1053,7 @@ impl Tracker {
             pending,
             alhambras: self.alhambras(),
             scan: None,
+            scanned_whole: false,
         }
     }
 }
@@ -1046,6 +1133,16 @@ mod tests {
         // The whole picture's mean hardly moves: motion alone would not tell.
         let mean = mean_abs_diff(&a, &c, None).expect("measured");
         assert!(mean < TrackerOptions::default().motion_threshold, "{mean}");
+        // The tile lies in an Alhambra's area: nothing changed outside it. Away from that
+        // area, it did; noise changes nothing anywhere.
+        let near = [Rect::new(90, 50, 30, 30)];
+        let away = [Rect::new(200, 100, 30, 30)];
+        let outside = |x: &Mat, areas: &[Rect]| {
+            changed_outside(&a, x, block, threshold, areas).expect("measured")
+        };
+        assert!(!outside(&c, &near));
+        assert!(outside(&c, &away));
+        assert!(!outside(&b, &[]));
     }
 
     /// A scan of one Alhambra at `origin` with these tiles besides the fountain.

@@ -3,7 +3,7 @@
 
 use alhambra_engine::{Alhambra, Change};
 use alhambra_vision::default_profile::default_profile;
-use alhambra_vision::scanner::{ScanOptions, Scanner};
+use alhambra_vision::scanner::{Scan, ScanOptions, Scanner};
 use alhambra_vision::source::{
     Camera, Frame, FrameSource, ImageFiles, Phase, SourceError, Story, SyntheticOptions,
     SyntheticScene, open_source,
@@ -104,10 +104,14 @@ fn same_tiles_up_to_a_turn(a: &Alhambra, b: &Alhambra) -> bool {
 
 /// The scanner's reading of a clean photo: each Alhambra found, with its fountain's pixel.
 fn clean_readings(scanner: &Scanner, image: &opencv::core::Mat) -> Vec<([f64; 2], Alhambra)> {
-    let scan = match scanner.scan(image) {
-        Ok(s) => s,
+    match scanner.scan(image) {
+        Ok(scan) => layouts(&scan),
         Err(e) => panic!("{e}"),
-    };
+    }
+}
+
+/// Each Alhambra of a scan, with its fountain's pixel.
+fn layouts(scan: &Scan) -> Vec<([f64; 2], Alhambra)> {
     scan.alhambras
         .iter()
         .map(|a| {
@@ -331,6 +335,7 @@ fn a_tile_laid_between_two_calm_photos_is_read_without_motion_between() {
         .chain([scene.clean_after(); 5])
         .enumerate();
     let mut reads = Vec::new();
+    let mut whole = Vec::new();
     let mut changes = Vec::new();
     for (index, image) in frames {
         let frame = Frame {
@@ -344,6 +349,9 @@ fn a_tile_laid_between_two_calm_photos_is_read_without_motion_between() {
         };
         if update.scan.is_some() {
             reads.push(index);
+            if update.scanned_whole {
+                whole.push(index);
+            }
         }
         for a in update.accepted.iter().filter(|a| !a.initial) {
             changes.extend(a.changes.iter().cloned());
@@ -360,9 +368,56 @@ fn a_tile_laid_between_two_calm_photos_is_read_without_motion_between() {
             "frame {frame}; read: {reads:?}"
         );
     }
+    // Only the first frame is scanned whole: the others changed only about the
+    // Alhambras read, which are grown again from their lattices.
+    assert_eq!(whole, vec![0], "read {reads:?}");
     assert_eq!(changes.len(), 1, "{changes:?}");
     let Change::Added(_, piece) = changes[0].change else {
         panic!("not an addition: {:?}", changes[0])
     };
     assert_eq!(piece.building, added.piece.building);
+}
+
+/// The layouts of two readings of one photo agree: the same Alhambras (fountains within
+/// a few pixels), each with the same cells, buildings and walls.
+fn same_layouts(a: &[([f64; 2], Alhambra)], b: &[([f64; 2], Alhambra)]) -> bool {
+    a.len() == b.len()
+        && a.iter().all(|(p, x)| {
+            b.iter()
+                .any(|(q, y)| (p[0] - q[0]).hypot(p[1] - q[1]) < 5.0 && x == y)
+        })
+}
+
+#[test]
+fn a_frame_read_from_the_scan_before_it_reads_as_a_whole_scan_does() {
+    // The tracker reads a frame that changed only about the Alhambras it read last from
+    // their lattices: a tile laid beside one is read as a whole scan reads it.
+    let scene = sequence(2, Story::TileAdded);
+    let scanner = scanner_for(&scene);
+    let scan = |image: &opencv::core::Mat| match scanner.scan(image) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    let before = scan(scene.clean_before());
+    let whole = layouts(&scan(scene.clean_after()));
+    let from = match scanner.scan_from(scene.clean_after(), &before) {
+        Ok(s) => layouts(&s),
+        Err(e) => panic!("{e}"),
+    };
+    assert!(!whole.is_empty());
+    assert!(
+        same_layouts(&whole, &from),
+        "whole {whole:?}\nfrom {from:?}"
+    );
+    // A scan of another table holds no Alhambra of this one where it was: the frame is
+    // scanned whole.
+    let elsewhere = scan(sequence(5, Story::TileAdded).clean_after());
+    let fallback = match scanner.scan_from(scene.clean_after(), &elsewhere) {
+        Ok(s) => layouts(&s),
+        Err(e) => panic!("{e}"),
+    };
+    assert!(
+        same_layouts(&whole, &fallback),
+        "whole {whole:?}\nfallback {fallback:?}"
+    );
 }

@@ -136,6 +136,10 @@ pub(super) struct Photo<'a> {
     /// Whether the plane comes from markers (true scale) or is a guess.
     pub(super) markers: bool,
     pub(super) white: WhiteBalance,
+    /// The lattices of the Alhambras an earlier frame read (grid to image pixels), when
+    /// they are to be grown again as they are instead of searched for (see
+    /// [`super::Scanner::scan_from`]).
+    pub(super) known: Option<&'a [Homography]>,
 }
 
 impl<'a> Photo<'a> {
