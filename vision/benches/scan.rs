@@ -161,7 +161,7 @@ fn scan_from_last_1080p(b: Bencher, difficulty: Difficulty) {
     b.counter(divan::counter::ItemsCount::new(photos.len()))
         .bench(|| {
             for (p, last) in &photos {
-                black_box(scanner.scan_from(&p.image, last).ok());
+                black_box(scanner.scan_from(&p.image, last, &[]).ok());
             }
         });
 }

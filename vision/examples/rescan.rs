@@ -45,7 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t0 = Instant::now();
         let first = scanner.scan(&image)?;
         let t1 = Instant::now();
-        let second = scanner.scan_from(&image, &first)?;
+        let second = scanner.scan_from(&image, &first, &[])?;
         let t2 = Instant::now();
         let (a, b) = (first.to_result("x"), second.to_result("x"));
         let (ta, tb) = (compare_photo(&labels, &a), compare_photo(&labels, &b));

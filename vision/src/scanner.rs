@@ -58,7 +58,7 @@ use readings::{
     violations,
 };
 use table_colour::{TableColour, TableLight, TableShare, table_colour, table_share_of};
-use view::{EdgeMap, Photo, View};
+use view::{EdgeMap, Known, Photo, View};
 
 /// Why a frame could not be scanned.
 #[derive(Debug, Error)]
@@ -429,26 +429,60 @@ impl Scanner {
     }
 
     /// Reads a frame of the table `previous` was read from (a video: the same camera,
-    /// still), growing each of its Alhambras again from its lattice instead of searching
-    /// the table for fountains and fitting lattices (half of a scan's time): for frames
-    /// that changed only within the Alhambras read before. A whole scan when `previous`
-    /// holds no Alhambra, or when one of them is not read again (a hand over its fountain,
-    /// the camera moved).
-    pub fn scan_from(&self, frame: &Mat, previous: &Scan) -> Result<Scan, ScanError> {
-        let known: Vec<Homography> = previous.alhambras.iter().map(|a| a.grid).collect();
-        if known.is_empty() {
+    /// still), without searching the table for fountains and fitting lattices (half of a
+    /// scan's time): each of its Alhambras marked `changed` (in order; those past the end
+    /// count as changed) is grown again from its lattice, the others are kept as read,
+    /// their cells taken. For frames that changed only about the Alhambras read before.
+    /// A whole scan when `previous` holds no Alhambra, or when one to grow again is not
+    /// read again (a hand over its fountain, the camera moved).
+    pub fn scan_from(
+        &self,
+        frame: &Mat,
+        previous: &Scan,
+        changed: &[bool],
+    ) -> Result<Scan, ScanError> {
+        if previous.alhambras.is_empty() {
             return self.scan(frame);
         }
-        match self.scan_with(frame, Some(&known)) {
-            Ok(scan) if scan.alhambras.len() >= known.len() => Ok(scan),
-            Ok(_) => self.scan(frame),
-            Err(e) => Err(e),
+        let mut grids: Vec<Homography> = Vec::new();
+        let mut kept: Vec<FoundAlhambra> = Vec::new();
+        for (k, a) in previous.alhambras.iter().enumerate() {
+            if changed.get(k).copied().unwrap_or(true) {
+                grids.push(a.grid);
+            } else {
+                kept.push(a.clone());
+            }
         }
+        if grids.is_empty() {
+            return Ok(previous.clone());
+        }
+        let kept_cells: Vec<(Point, f64)> = kept
+            .iter()
+            .flat_map(|a| &a.tiles)
+            .map(|t| (quad_centre(&t.corners_px), quad_size(&t.corners_px)))
+            .collect();
+        let kept_fountains: Vec<Point> = kept.iter().map(|a| a.fountain_px).collect();
+        let known = Known {
+            grids: &grids,
+            kept_cells: &kept_cells,
+            kept_fountains: &kept_fountains,
+        };
+        let mut scan = self.scan_with(frame, Some(known))?;
+        if scan.alhambras.len() < grids.len() {
+            return self.scan(frame);
+        }
+        // The table's limits over the Alhambras grown and those kept together.
+        scan.alhambras.extend(kept);
+        each_printed_tile_once(&mut scan.alhambras);
+        for a in &mut scan.alhambras {
+            drop_doubtful_unreachable(a, self.profile.presence_limit);
+        }
+        Ok(scan)
     }
 
-    /// [`Scanner::scan`], growing the Alhambras of lattices `known` (grid to image pixels)
-    /// instead of searching for them when given.
-    fn scan_with(&self, frame: &Mat, known: Option<&[Homography]>) -> Result<Scan, ScanError> {
+    /// [`Scanner::scan`], growing (or keeping) the Alhambras `known` instead of searching
+    /// for them when given.
+    fn scan_with(&self, frame: &Mat, known: Option<Known<'_>>) -> Result<Scan, ScanError> {
         if frame.empty() {
             return Err(ScanError::BadFrame("the image is empty".into()));
         }
@@ -478,9 +512,23 @@ impl Scanner {
                 imgproc::INTER_AREA,
             )?;
             let down = Homography::scale(s);
-            let known: Option<Vec<Homography>> =
-                known.map(|k| k.iter().map(|g| down.after(g)).collect());
-            let mut scan = self.scan_with(&small, known.as_deref())?;
+            let shrink = |p: &Point| [p[0] * s, p[1] * s];
+            let small_known = known.map(|k| {
+                (
+                    k.grids.iter().map(|g| down.after(g)).collect::<Vec<_>>(),
+                    k.kept_cells
+                        .iter()
+                        .map(|(p, size)| (shrink(p), size * s))
+                        .collect::<Vec<_>>(),
+                    k.kept_fountains.iter().map(shrink).collect::<Vec<_>>(),
+                )
+            });
+            let small_known = small_known.as_ref().map(|(grids, cells, fountains)| Known {
+                grids,
+                kept_cells: cells,
+                kept_fountains: fountains,
+            });
+            let mut scan = self.scan_with(&small, small_known)?;
             let up = Homography::scale(1.0 / s);
             let grow = |p: Point| [p[0] / s, p[1] / s];
             for a in &mut scan.alhambras {
@@ -744,7 +792,7 @@ impl Scanner {
             if let Some(overview) = self.overview(&view, &image_to_table)? {
                 view.table = overview.table(view.white)?;
             }
-            let mut anchors = known.to_vec();
+            let mut anchors = known.grids.to_vec();
             let alhambras = self.grow_from(&mut view, &mut anchors);
             return Ok(TableReading {
                 alhambras,

@@ -37,11 +37,14 @@
 //!   table costs next to nothing once read. A change seen without the hand that made it
 //!   (a folder of stills) is read all the same: its first frame differs over the
 //!   Alhambra as motion does, and the frames after it are read until it is accepted.
-//! - **Reading from the last scan.** A frame whose changed blocks all lie about the
-//!   Alhambras of the last scan (a tile laid, a hand gone) is read from their lattices
-//!   ([`Scanner::scan_from`]: no search for fountains, a third of a whole scan's time);
-//!   a change anywhere else (a new player's fountain, the camera moved), an Alhambra not
-//!   read again, and every [`TrackerOptions::reread_after`] frames, a whole scan.
+//! - **Reading from the last scan.** A frame whose changed blocks (against the frame last
+//!   scanned) all lie about the Alhambras of the last scan (a tile laid, a hand gone) is
+//!   read from that scan ([`Scanner::scan_from`]: no search for fountains): the
+//!   Alhambras whose area changed or whose reading is not settled are grown again from
+//!   their lattices, the others kept as read (their pixels did not change). A change
+//!   anywhere else (a new player's fountain, the camera moved, a hand gone that was
+//!   beside the table when the last scan was made), an Alhambra not read again, and
+//!   every [`TrackerOptions::reread_after`] frames: a whole scan.
 //! - **Changes.** On acceptance the cell changes against the previously accepted layout
 //!   (added, removed, swapped tiles) are listed, each with the violations it causes on the
 //!   state before it (the engine's `preview_place` / `preview_remove` / `preview_swap`).
@@ -567,15 +570,16 @@ fn most_block_diff(a: &Mat, b: &Mat, block: i32) -> Result<f32, opencv::Error> {
     Ok(most as f32)
 }
 
-/// Whether some block of `block` x `block` pixels differs between grey frames `a` and `b`
-/// by more than `threshold` on average without touching any of `areas`.
-fn changed_outside(
+/// Where grey frames `a` and `b` differ, by blocks of `block` x `block` pixels differing
+/// by more than `threshold` on average: whether some such block touches none of `areas`,
+/// and for each area whether one touches it.
+fn block_changes(
     a: &Mat,
     b: &Mat,
     block: i32,
     threshold: f32,
     areas: &[Rect],
-) -> Result<bool, opencv::Error> {
+) -> Result<(bool, Vec<bool>), opencv::Error> {
     let mut diff = Mat::default();
     cv::absdiff(a, b, &mut diff)?;
     let block = block.max(1);
@@ -585,18 +589,25 @@ fn changed_outside(
     );
     let mut blocks = Mat::default();
     imgproc::resize(&diff, &mut blocks, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+    let mut outside = false;
+    let mut touched = vec![false; areas.len()];
     for by in 0..size.height {
         for bx in 0..size.width {
             if f32::from(*blocks.at_2d::<u8>(by, bx)?) <= threshold {
                 continue;
             }
             let here = Rect::new(bx * block, by * block, block, block);
-            if !areas.iter().any(|r| (*r & here).area() > 0) {
-                return Ok(true);
+            let mut inside = false;
+            for (t, r) in touched.iter_mut().zip(areas) {
+                if (*r & here).area() > 0 {
+                    *t = true;
+                    inside = true;
+                }
             }
+            outside |= !inside;
         }
     }
-    Ok(false)
+    Ok((outside, touched))
 }
 
 /// Image area `area` (x0, y0, x1, y1 in image pixels) on a frame shrunk by `scale` to
@@ -727,6 +738,8 @@ impl Tracker {
         // gone) is read from their lattices, at a third of a whole scan's time; a change
         // anywhere else (a new player's fountain, the camera moved) and every
         // `reread_after` frames, a whole scan.
+        // Each Alhambra of the last scan is read again when its area changed or its
+        // reading is not settled; the others are kept as read.
         let from = match (&self.last_scan, &self.scan_grey) {
             (Some(last), Some(read))
                 if read.size().ok() == grey.size().ok()
@@ -738,20 +751,34 @@ impl Tracker {
                     .iter()
                     .map(|a| roi_of(area_of(a, tile_px_of(a)), scale, size))
                     .collect();
-                let outside = changed_outside(
+                let (outside, touched) = block_changes(
                     &grey,
                     read,
                     opts.change_block,
                     opts.change_threshold,
                     &areas,
                 )?;
-                (!outside).then_some(last)
+                let settled = |a: &FoundAlhambra| {
+                    self.tracks.iter().any(|t| {
+                        let d = (a.fountain_px[0] - t.state.fountain_px[0])
+                            .hypot(a.fountain_px[1] - t.state.fountain_px[1]);
+                        d < opts.match_fraction * t.state.tile_px.max(tile_px_of(a))
+                            && t.state.wait.is_none()
+                    })
+                };
+                let changed: Vec<bool> = last
+                    .alhambras
+                    .iter()
+                    .zip(&touched)
+                    .map(|(a, &touched)| touched || !settled(a))
+                    .collect();
+                (!outside).then_some((last, changed))
             }
             _ => None,
         };
         let whole = from.is_none();
         let scan = match from {
-            Some(last) => scanner.scan_from(&frame.image, last)?,
+            Some((last, changed)) => scanner.scan_from(&frame.image, last, &changed)?,
             None => {
                 self.whole_at = frame.index;
                 scanner.scan(&frame.image)?
@@ -1137,12 +1164,12 @@ mod tests {
         // area, it did; noise changes nothing anywhere.
         let near = [Rect::new(90, 50, 30, 30)];
         let away = [Rect::new(200, 100, 30, 30)];
-        let outside = |x: &Mat, areas: &[Rect]| {
-            changed_outside(&a, x, block, threshold, areas).expect("measured")
+        let changes = |x: &Mat, areas: &[Rect]| {
+            block_changes(&a, x, block, threshold, areas).expect("measured")
         };
-        assert!(!outside(&c, &near));
-        assert!(outside(&c, &away));
-        assert!(!outside(&b, &[]));
+        assert_eq!(changes(&c, &near), (false, vec![true]));
+        assert_eq!(changes(&c, &away), (true, vec![false]));
+        assert_eq!(changes(&b, &near), (false, vec![false]));
     }
 
     /// A scan of one Alhambra at `origin` with these tiles besides the fountain.

@@ -400,7 +400,7 @@ fn a_frame_read_from_the_scan_before_it_reads_as_a_whole_scan_does() {
     };
     let before = scan(scene.clean_before());
     let whole = layouts(&scan(scene.clean_after()));
-    let from = match scanner.scan_from(scene.clean_after(), &before) {
+    let from = match scanner.scan_from(scene.clean_after(), &before, &[]) {
         Ok(s) => layouts(&s),
         Err(e) => panic!("{e}"),
     };
@@ -409,10 +409,46 @@ fn a_frame_read_from_the_scan_before_it_reads_as_a_whole_scan_does() {
         same_layouts(&whole, &from),
         "whole {whole:?}\nfrom {from:?}"
     );
+    // Only the Alhambra the tile was laid in grown again, the others kept as read.
+    let Some(added) = scene.added_tile() else {
+        panic!("the tile story adds a tile")
+    };
+    let [x, y] = scene.labels_after().alhambras[added.alhambra].fountain_px;
+    let nearest = |a: &[f64; 2]| (a[0] - f64::from(x)).hypot(a[1] - f64::from(y));
+    let changed: Vec<bool> = before
+        .alhambras
+        .iter()
+        .map(|a| nearest(&a.fountain_px) < 20.0)
+        .collect();
+    assert_eq!(changed.iter().filter(|&&c| c).count(), 1, "{changed:?}");
+    let one = match scanner.scan_from(scene.clean_after(), &before, &changed) {
+        Ok(s) => layouts(&s),
+        Err(e) => panic!("{e}"),
+    };
+    // The one grown again reads as the whole scan reads it; the others as they were read
+    // (a whole scan's reading of one Alhambra also hangs on the rest of the table: the
+    // profile adapted to its surest tiles, the light they agree on).
+    let was = layouts(&before);
+    for (p, layout) in &one {
+        let grown = nearest(p) < 20.0;
+        let expected = if grown { &whole } else { &was };
+        assert!(
+            same_layouts(
+                &[(*p, layout.clone())],
+                &expected
+                    .iter()
+                    .filter(|(q, _)| (p[0] - q[0]).hypot(p[1] - q[1]) < 5.0)
+                    .cloned()
+                    .collect::<Vec<_>>()
+            ),
+            "grown {grown}: {layout:?}\nexpected among {expected:?}"
+        );
+    }
+    assert_eq!(one.len(), whole.len());
     // A scan of another table holds no Alhambra of this one where it was: the frame is
     // scanned whole.
     let elsewhere = scan(sequence(5, Story::TileAdded).clean_after());
-    let fallback = match scanner.scan_from(scene.clean_after(), &elsewhere) {
+    let fallback = match scanner.scan_from(scene.clean_after(), &elsewhere, &[]) {
         Ok(s) => layouts(&s),
         Err(e) => panic!("{e}"),
     };

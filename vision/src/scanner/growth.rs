@@ -340,8 +340,7 @@ impl Scanner {
     ) -> Vec<FoundAlhambra> {
         let debug = debugging();
         // Fountains are claimed for anchoring only: growth decides the cells.
-        view.claimed.clear();
-        view.fountains.clear();
+        view.others(Vec::new(), Vec::new());
         // All Alhambras grow a ring at a time, each seeing the others' cells as taken:
         // a cell between two goes to the one that reaches it first, and when two reach
         // it in the same ring, to the one that reads it more like a tile (the other's
@@ -352,8 +351,7 @@ impl Scanner {
             loop {
                 let mut rings: Vec<Option<Vec<Proposal>>> = Vec::with_capacity(growths.len());
                 for k in 0..growths.len() {
-                    view.claimed = others_cells(&growths, k);
-                    view.fountains = others_fountains(&growths, k);
+                    view.others(others_cells(&growths, k), others_fountains(&growths, k));
                     rings.push(self.ring(view, &growths[k]));
                 }
                 if rings.iter().all(Option::is_none) {
@@ -402,8 +400,7 @@ impl Scanner {
         // (a lopsided comb: periods 15% apart): it is anchored again on the plane.
         let mut turned = false;
         for k in 0..growths.len() {
-            view.claimed = others_cells(&growths, k);
-            view.fountains = others_fountains(&growths, k);
+            view.others(others_cells(&growths, k), others_fountains(&growths, k));
             let grown = &growths[k];
             let off_plane = (2..PLANE_TILES).contains(&grown.quads.len())
                 && view.plane_grid.is_some_and(|plane| {
@@ -444,13 +441,11 @@ impl Scanner {
         let mut apart: Vec<Growth> = anchors.iter().copied().map(Growth::new).collect();
         // The fountains first, so that none is taken by an Alhambra grown before it.
         for k in 0..apart.len() {
-            view.claimed = others_cells(&apart, k);
-            view.fountains = others_fountains(&apart, k);
+            view.others(others_cells(&apart, k), others_fountains(&apart, k));
             self.grow_ring(view, &mut apart[k]);
         }
         for &k in &order {
-            view.claimed = others_cells(&apart, k);
-            view.fountains = others_fountains(&apart, k);
+            view.others(others_cells(&apart, k), others_fountains(&apart, k));
             while self.grow_ring(view, &mut apart[k]) {}
         }
         let again = self.finish_all(view, &apart);
@@ -476,8 +471,7 @@ impl Scanner {
         let debug = debugging();
         let mut alhambras: Vec<FoundAlhambra> = Vec::new();
         for k in 0..growths.len() {
-            view.claimed = others_cells(growths, k);
-            view.fountains = others_fountains(growths, k);
+            view.others(others_cells(growths, k), others_fountains(growths, k));
             if let Some(mut found) = self.finish(view, &growths[k]) {
                 // The light on this Alhambra: if its tiles, read as what they are, say the
                 // colours are off from the profile's, read it again with them corrected

@@ -257,6 +257,8 @@ impl Scanner {
                 looked: RefCell::default(),
                 table_shares: RefCell::default(),
                 table: plain_view.table.clone(),
+                kept_cells: plain_view.kept_cells.clone(),
+                kept_fountains: plain_view.kept_fountains.clone(),
                 ..plain_view
             };
             let reading = self.candidates_on(&view, &overview, &[1.0])?;

@@ -136,10 +136,19 @@ pub(super) struct Photo<'a> {
     /// Whether the plane comes from markers (true scale) or is a guess.
     pub(super) markers: bool,
     pub(super) white: WhiteBalance,
-    /// The lattices of the Alhambras an earlier frame read (grid to image pixels), when
-    /// they are to be grown again as they are instead of searched for (see
-    /// [`super::Scanner::scan_from`]).
-    pub(super) known: Option<&'a [Homography]>,
+    /// The Alhambras an earlier frame read, when they are to be grown again or kept
+    /// instead of searched for (see [`super::Scanner::scan_from`]).
+    pub(super) known: Option<Known<'a>>,
+}
+
+/// The Alhambras an earlier frame read: the lattices (grid to image pixels) of those to
+/// grow again, and the cells (image centre and size) and fountains of those kept as read,
+/// which the others may not grow into.
+#[derive(Clone, Copy)]
+pub(super) struct Known<'a> {
+    pub(super) grids: &'a [Homography],
+    pub(super) kept_cells: &'a [(Point, f64)],
+    pub(super) kept_fountains: &'a [Point],
 }
 
 impl<'a> Photo<'a> {
@@ -194,6 +203,10 @@ pub(super) struct View<'a> {
     /// quad, white balance and table colour: a cell read with the glare taken off asks
     /// it once for each share of glare.
     pub(super) table_shares: RefCell<HashMap<(LookKey, [u32; 3]), TableShare>>,
+    /// The cells and fountains of Alhambras an earlier frame read and kept as read
+    /// (see [`Known`]): always another Alhambra's.
+    pub(super) kept_cells: Vec<(Point, f64)>,
+    pub(super) kept_fountains: Vec<Point>,
 }
 
 /// A quad's corners and a white balance, bit for bit: equal keys give equal features.
@@ -203,6 +216,9 @@ impl<'a> View<'a> {
     /// A view of the table through `image_to_table` (`None` when it cannot be inverted),
     /// nothing claimed yet and the table's colour not yet told.
     pub(super) fn new(photo: Photo<'a>) -> Option<View<'a>> {
+        let (kept_cells, kept_fountains) = photo.known.map_or((Vec::new(), Vec::new()), |k| {
+            (k.kept_cells.to_vec(), k.kept_fountains.to_vec())
+        });
         Some(View {
             frame: photo.frame,
             markers: photo.markers,
@@ -210,12 +226,22 @@ impl<'a> View<'a> {
             white: photo.white,
             edges: photo.edges,
             table: None,
-            claimed: Vec::new(),
-            fountains: Vec::new(),
+            claimed: kept_cells.clone(),
+            fountains: kept_fountains.clone(),
             plane_grid: None,
             looked: RefCell::default(),
             table_shares: RefCell::default(),
+            kept_cells,
+            kept_fountains,
         })
+    }
+
+    /// Sees `cells` and `fountains` as the other Alhambras', with those kept as read.
+    pub(super) fn others(&mut self, mut cells: Vec<(Point, f64)>, mut fountains: Vec<Point>) {
+        cells.extend_from_slice(&self.kept_cells);
+        fountains.extend_from_slice(&self.kept_fountains);
+        self.claimed = cells;
+        self.fountains = fountains;
     }
 
     /// Whether a quad lies on a cell already read into an Alhambra: its centre nearer than

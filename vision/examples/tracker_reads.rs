@@ -1,0 +1,55 @@
+//! Development loop: a rendered tile-laying sequence through the tracker, each frame read
+//! with its time and whether it was scanned whole.
+use alhambra_vision::default_profile::default_profile;
+use alhambra_vision::scanner::{ScanOptions, Scanner};
+use alhambra_vision::source::{FrameSource, Story, SyntheticOptions, SyntheticScene};
+use alhambra_vision::tracker::Tracker;
+use std::time::Instant;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    opencv::core::set_num_threads(1)?;
+    let seed: u64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2);
+    let mut opts = SyntheticOptions {
+        story: Story::TileAdded,
+        calm_before: 5,
+        hand_frames: 8,
+        calm_after: 6,
+        ..SyntheticOptions::default()
+    };
+    opts.scene.seed = seed;
+    let mut scene = SyntheticScene::new(opts)?;
+    let marker_mm = scene.labels_after().marker_mm().unwrap_or(40.0);
+    let scanner = Scanner::new(
+        default_profile()?,
+        ScanOptions {
+            marker_mm,
+            ..ScanOptions::default()
+        },
+    );
+    let mut tracker = Tracker::new(scanner);
+    while let Some(frame) = scene.next_frame()? {
+        let t = Instant::now();
+        let update = tracker.push(&frame)?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        if update.scan.is_some() {
+            println!(
+                "frame {}: read {} in {ms:.0} ms; accepted {:?}",
+                frame.index,
+                if update.scanned_whole {
+                    "whole"
+                } else {
+                    "from the last scan"
+                },
+                update
+                    .accepted
+                    .iter()
+                    .map(|a| (a.id, a.changes.len()))
+                    .collect::<Vec<_>>()
+            );
+        }
+    }
+    Ok(())
+}
