@@ -1732,3 +1732,63 @@ fn tiles_beyond_a_hand_over_the_alhambra_are_read() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn watch_tells_the_tile_a_hand_puts_down_as_it_happens() {
+    use alhambra_vision::source::{Story, SyntheticOptions, SyntheticScene};
+    let mut opts = SyntheticOptions {
+        story: Story::TileAdded,
+        ..SyntheticOptions::default()
+    };
+    opts.scene.seed = 2;
+    let scene = SyntheticScene::new(opts).expect("the sequence renders");
+    let added = scene.added_tile().expect("the tile story adds a tile");
+    let o = alhambra(&["watch", "synthetic:2:tile", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let v = json(&o);
+    let frames = v["frames"].as_u64().expect("frames");
+    let read = v["frames_read"].as_u64().expect("frames read");
+    assert!(read > 0 && read < frames, "{read} of {frames} frames read");
+    let accepted = v["accepted"].as_array().expect("accepted");
+    // Each Alhambra first accepted once, then the one change: the tile laid.
+    let changes: Vec<&serde_json::Value> = accepted
+        .iter()
+        .filter(|a| a["initial"] == false)
+        .flat_map(|a| a["changes"].as_array().expect("changes"))
+        .collect();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0]["change"], "added");
+    assert_eq!(
+        changes[0]["building"],
+        serde_json::to_value(added.piece.building).expect("a building")
+    );
+    let finals = v["alhambras"].as_array().expect("alhambras");
+    assert!(!finals.is_empty());
+    assert!(
+        finals.iter().all(|a| a["layout"]["tiles"].is_array()),
+        "{finals:?}"
+    );
+    // In words, the same as it happens.
+    let o = alhambra(&["watch", "synthetic:2:tile"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let text = stdout(&o);
+    let building = serde_json::to_value(added.piece.building).expect("a building");
+    let said = format!("{} added at", building.as_str().expect("a name"));
+    assert!(text.contains(&said), "{text}");
+    assert!(text.contains("frames,"), "{text}");
+}
+
+#[test]
+fn watch_refuses_a_source_that_is_not_there() {
+    assert_bad_input(
+        &alhambra(&["watch", "/no/such/footage"]),
+        "/no/such/footage",
+    );
+    assert_bad_input(&alhambra(&["watch", "synthetic:x"]), "synthetic:x");
+    // No camera on these machines (CI): said in one line, not a hang. (With a camera, one
+    // frame is read and that is all.)
+    let o = alhambra(&["watch", "camera", "--frames", "1"]);
+    if o.status.code() != Some(0) {
+        assert_bad_input(&o, "no camera found");
+    }
+}

@@ -32,6 +32,9 @@ pub enum Command {
     Synth(crate::synth::SynthArgs),
     /// Accuracy and speed of `scan` over a folder of labelled photos.
     Eval(crate::eval::EvalArgs),
+    /// Follows a table through a camera, a video, a folder of photos or a rendered
+    /// sequence: each layout accepted, each change with the rules it breaks, as it happens.
+    Watch(crate::watch::WatchArgs),
 }
 
 /// `alhambra calibrate ...`

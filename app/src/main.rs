@@ -15,6 +15,7 @@ mod output;
 mod scan;
 mod score;
 mod synth;
+mod watch;
 
 use clap::Parser;
 use clap::error::ErrorKind;
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
         Some(cli::Command::Markers(a)) => markers::run(&a),
         Some(cli::Command::Synth(a)) => synth::run(&a),
         Some(cli::Command::Eval(a)) => eval::run(&a),
+        Some(cli::Command::Watch(a)) => watch::run(&a),
         None => {
             eprintln!(
                 "alhambra: the companion app is not built yet; the commands that work are listed by `alhambra --help`"

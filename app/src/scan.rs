@@ -52,7 +52,7 @@ pub struct ScanArgs {
 }
 
 /// The marker size recorded in a marker sheet's `sheet.json`.
-fn sheet_marker_mm(path: &std::path::Path) -> Result<f64> {
+pub(crate) fn sheet_marker_mm(path: &std::path::Path) -> Result<f64> {
     let shown = path.display();
     let text = std::fs::read_to_string(path).with_context(|| format!("{shown}: cannot read"))?;
     let sheet: alhambra_calibration::SheetInfo = serde_json::from_str(&text)

@@ -989,8 +989,8 @@ impl FrameSource for SyntheticScene {
 // ---------------------------------------------------------------------------------------
 
 /// What the user is told when there is no camera.
-pub const NO_CAMERA: &str =
-    "no camera found (looked for /dev/video*); use --video FILE or --frames DIR";
+pub const NO_CAMERA: &str = "no camera found (looked for /dev/video*); read a video file, a folder of photos or \
+     a rendered sequence instead (`alhambra watch synthetic:2:tile`)";
 
 /// How long listing the cameras may take before we give up on it.
 const QUERY_TIMEOUT: Duration = Duration::from_secs(3);

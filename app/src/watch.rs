@@ -1,0 +1,282 @@
+//! `alhambra watch`: follows a table through a frame source (a camera, a video, a folder
+//! of photos, a rendered sequence) with the tracker, and tells each layout accepted and
+//! each change with the rules it breaks as it happens (the companion's work, in text);
+//! `--json`, one document once the source ends.
+
+use crate::Outcome;
+use crate::images::{DEFAULT_MARKER_MM, load_profile, parse_marker_mm, quiet_opencv};
+use crate::output::say;
+use alhambra_calibration::CameraFile;
+use alhambra_engine::layout::LayoutFile;
+use alhambra_engine::{Alhambra, Change, Piece, Violation, picture};
+use alhambra_vision::scanner::{ScanOptions, Scanner};
+use alhambra_vision::source::open_source;
+use alhambra_vision::tracker::{Accepted, Tracker};
+use anyhow::{Context, Result, anyhow};
+use opencv::prelude::*;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// `alhambra watch [SOURCE] [--profile P.json] [--camera C.json] [--marker-mm 40] [--frames N] [--json]`
+#[derive(Debug, clap::Args)]
+pub struct WatchArgs {
+    /// Where the frames come from: `camera` or `camera:N` (a webcam), a video file, a
+    /// folder of photos (in name order), a photo, a stream URL, or `synthetic[:SEED[:tile]]`
+    /// (a rendered table with a hand passing over it, or putting a tile down).
+    #[arg(default_value = "camera", value_name = "SOURCE")]
+    pub source: String,
+    /// Appearance profile from `alhambra calibrate appearance` (default: the built-in one).
+    #[arg(long, value_name = "P.json")]
+    pub profile: Option<PathBuf>,
+    /// Camera file from `alhambra calibrate intrinsics`: frames are undistorted first (they
+    /// must have the size it was calibrated at).
+    #[arg(long, value_name = "C.json")]
+    pub camera: Option<PathBuf>,
+    /// Printed width of the ArUco markers on the table, millimetres.
+    #[arg(long, default_value_t = DEFAULT_MARKER_MM, value_parser = parse_marker_mm)]
+    pub marker_mm: f64,
+    /// The `sheet.json` that `alhambra markers` wrote beside the printed sheet: the markers'
+    /// size is read from it (instead of --marker-mm).
+    #[arg(long, value_name = "SHEET.json", conflicts_with = "marker_mm")]
+    pub sheet: Option<PathBuf>,
+    /// Stop after this many frames (default: when the source ends; a camera runs until
+    /// the program is stopped).
+    #[arg(long, value_name = "N")]
+    pub frames: Option<u64>,
+    /// Print exactly one JSON document once the source ends, instead of telling each
+    /// acceptance as it happens.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One change of an accepted layout, for the JSON document.
+#[derive(Debug, Serialize)]
+struct ChangeEntry {
+    /// "added", "removed" or "exchanged".
+    change: &'static str,
+    x: i32,
+    y: i32,
+    /// The tile there after the change (before it, for a tile taken away).
+    building: alhambra_engine::Building,
+    walls: alhambra_engine::Walls,
+    /// For a tile exchanged: what lay there before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replaced: Option<alhambra_engine::Building>,
+    /// The rules it broke on the layout just before it; empty when legal.
+    violations: Vec<Violation>,
+}
+
+impl ChangeEntry {
+    fn of(report: &alhambra_vision::tracker::ChangeReport) -> ChangeEntry {
+        let (change, p, piece, replaced): (_, _, Piece, _) = match report.change {
+            Change::Added(p, t) => ("added", p, t, None),
+            Change::Removed(p, t) => ("removed", p, t, None),
+            Change::Swapped(p, before, after) => ("exchanged", p, after, Some(before.building)),
+        };
+        ChangeEntry {
+            change,
+            x: p.x,
+            y: p.y,
+            building: piece.building,
+            walls: piece.walls,
+            replaced,
+            violations: report.violations.clone(),
+        }
+    }
+}
+
+/// One acceptance, for the JSON document.
+#[derive(Debug, Serialize)]
+struct AcceptedEntry {
+    frame: u64,
+    alhambra: usize,
+    /// Its first accepted layout (no changes then).
+    initial: bool,
+    changes: Vec<ChangeEntry>,
+    /// Walls read otherwise on tiles that kept their building, as (before, after) tiles.
+    corrections: usize,
+    layout: LayoutFile,
+    /// The rules the layout now accepted breaks as a whole.
+    violations: Vec<Violation>,
+}
+
+/// The document `--json` prints.
+#[derive(Debug, Serialize)]
+struct WatchReport {
+    source: String,
+    frames: u64,
+    /// Frames scanned (the others showed motion, or nothing new).
+    frames_read: u64,
+    /// Of those, scanned whole (the others read from the scan before, see the tracker).
+    frames_read_whole: u64,
+    accepted: Vec<AcceptedEntry>,
+    /// Every Alhambra's last accepted layout.
+    alhambras: Vec<FinalEntry>,
+}
+
+#[derive(Debug, Serialize)]
+struct FinalEntry {
+    id: usize,
+    fountain_px: [f64; 2],
+    layout: Option<LayoutFile>,
+}
+
+/// Follows the source to its end (or `--frames`), telling each acceptance.
+pub fn run(args: &WatchArgs) -> Result<Outcome> {
+    quiet_opencv();
+    let profile = load_profile(args.profile.as_deref())?;
+    let marker_mm = match &args.sheet {
+        Some(path) => crate::scan::sheet_marker_mm(path)?,
+        None => args.marker_mm,
+    };
+    let camera = match &args.camera {
+        Some(path) => {
+            let file = CameraFile::load(path)?;
+            let undistorter = file
+                .undistorter()
+                .with_context(|| format!("{}: cannot undistort with it", path.display()))?;
+            Some((path.as_path(), file, undistorter))
+        }
+        None => None,
+    };
+    let mut source = open_source(&args.source).map_err(|e| anyhow!("{e}"))?;
+    let scanner = Scanner::new(
+        profile,
+        ScanOptions {
+            marker_mm,
+            ..ScanOptions::default()
+        },
+    );
+    let mut tracker = Tracker::new(scanner);
+    let described = source.describe();
+    if !args.json {
+        say!("watching {described}")?;
+    }
+    let started = Instant::now();
+    let (mut frames, mut read, mut read_whole) = (0u64, 0u64, 0u64);
+    let mut accepted = Vec::new();
+    while args.frames.is_none_or(|n| frames < n) {
+        let Some(mut frame) = source
+            .next_frame()
+            .with_context(|| format!("{described}: cannot read a frame"))?
+        else {
+            break;
+        };
+        if let Some((camera_path, file, undistorter)) = &camera {
+            let (w, h) = (frame.image.cols() as u32, frame.image.rows() as u32);
+            file.check_image_size(w, h).with_context(|| {
+                format!(
+                    "frame {}: camera file {}",
+                    frame.index,
+                    camera_path.display()
+                )
+            })?;
+            frame.image = undistorter
+                .undistort(&frame.image)
+                .with_context(|| format!("frame {}: cannot undistort", frame.index))?;
+        }
+        let update = tracker
+            .push(&frame)
+            .map_err(|e| anyhow!("{described}: frame {}: {e}", frame.index))?;
+        frames += 1;
+        if update.scan.is_some() {
+            read += 1;
+            read_whole += u64::from(update.scanned_whole);
+        }
+        for a in &update.accepted {
+            if !args.json {
+                let seconds = started.elapsed().as_secs_f64();
+                say!("{}", tell(frame.index, seconds, a))?;
+            }
+            accepted.push(AcceptedEntry {
+                frame: frame.index,
+                alhambra: a.id,
+                initial: a.initial,
+                changes: a.changes.iter().map(ChangeEntry::of).collect(),
+                corrections: a.corrections.len(),
+                layout: LayoutFile::from_alhambra(&a.layout),
+                violations: a.layout.check(),
+            });
+        }
+    }
+    let states = tracker.alhambras();
+    if args.json {
+        let report = WatchReport {
+            source: described,
+            frames,
+            frames_read: read,
+            frames_read_whole: read_whole,
+            accepted,
+            alhambras: states
+                .iter()
+                .map(|s| FinalEntry {
+                    id: s.id,
+                    fountain_px: s.fountain_px,
+                    layout: s.accepted.as_ref().map(LayoutFile::from_alhambra),
+                })
+                .collect(),
+        };
+        say!("{}", serde_json::to_string(&report)?)?;
+    } else {
+        say!(
+            "{frames} frames, {read} read ({read_whole} whole), in {:.1} s",
+            started.elapsed().as_secs_f64()
+        )?;
+        for s in &states {
+            match &s.accepted {
+                Some(layout) => say!(
+                    "Alhambra {} (fountain at {:.0},{:.0}):\n{}",
+                    s.id,
+                    s.fountain_px[0],
+                    s.fountain_px[1],
+                    picture::draw(layout)
+                )?,
+                None => say!("Alhambra {}: never read steadily", s.id)?,
+            }
+        }
+    }
+    Ok(Outcome::Done)
+}
+
+/// An acceptance in words: a first layout with its size and legality, or each change with
+/// the rules it breaks.
+fn tell(frame: u64, seconds: f64, a: &Accepted) -> String {
+    let at = format!("frame {frame} ({seconds:.1} s): Alhambra {}", a.id);
+    if a.initial {
+        return format!("{at}: {} tiles{}", a.layout.len(), legality(&a.layout));
+    }
+    let mut lines: Vec<String> = a
+        .changes
+        .iter()
+        .map(|c| {
+            if c.is_legal() {
+                format!("{at}: {}: legal", c.summary())
+            } else {
+                let broken: Vec<&str> = c.violations.iter().map(|v| v.message.as_str()).collect();
+                format!("{at}: {}: ILLEGAL: {}", c.summary(), broken.join("; "))
+            }
+        })
+        .collect();
+    if !a.corrections.is_empty() {
+        lines.push(format!(
+            "{at}: walls read again on {} tile(s)",
+            a.corrections.len()
+        ));
+    }
+    if lines.is_empty() {
+        lines.push(format!("{at}: accepted again, unchanged"));
+    }
+    lines.join("\n")
+}
+
+/// ", legal" or the rules the layout breaks.
+fn legality(layout: &Alhambra) -> String {
+    let broken = layout.check();
+    if broken.is_empty() {
+        ", legal".to_owned()
+    } else {
+        let messages: Vec<&str> = broken.iter().map(|v| v.message.as_str()).collect();
+        format!(", breaks: {}", messages.join("; "))
+    }
+}
