@@ -1790,5 +1790,10 @@ fn watch_refuses_a_source_that_is_not_there() {
     let o = alhambra(&["watch", "camera", "--frames", "1"]);
     if o.status.code() != Some(0) {
         assert_bad_input(&o, "no camera found");
+        // Named by default only, the camera falls back to the demo sequence, saying so.
+        let o = alhambra(&["watch", "--frames", "2"]);
+        assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+        assert!(stderr(&o).contains("demo sequence"), "{}", stderr(&o));
+        assert!(stdout(&o).contains("2 frames"), "{}", stdout(&o));
     }
 }

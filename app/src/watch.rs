@@ -10,7 +10,7 @@ use alhambra_calibration::CameraFile;
 use alhambra_engine::layout::LayoutFile;
 use alhambra_engine::{Alhambra, Change, Piece, Violation, picture};
 use alhambra_vision::scanner::{ScanOptions, Scanner};
-use alhambra_vision::source::open_source;
+use alhambra_vision::source::{SourceError, open_source};
 use alhambra_vision::tracker::{Accepted, Tracker};
 use anyhow::{Context, Result, anyhow};
 use opencv::prelude::*;
@@ -18,14 +18,19 @@ use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// What `watch` reads when no source is named and no camera is found: a rendered table
+/// on which a hand lays a tile.
+const DEMO: &str = "synthetic:2:tile";
+
 /// `alhambra watch [SOURCE] [--profile P.json] [--camera C.json] [--marker-mm 40] [--frames N] [--json]`
 #[derive(Debug, clap::Args)]
 pub struct WatchArgs {
     /// Where the frames come from: `camera` or `camera:N` (a webcam), a video file, a
     /// folder of photos (in name order), a photo, a stream URL, or `synthetic[:SEED[:tile]]`
-    /// (a rendered table with a hand passing over it, or putting a tile down).
-    #[arg(default_value = "camera", value_name = "SOURCE")]
-    pub source: String,
+    /// (a rendered table with a hand passing over it, or putting a tile down). Default:
+    /// the camera, or when none is found the rendered demo sequence, saying so.
+    #[arg(value_name = "SOURCE")]
+    pub source: Option<String>,
     /// Appearance profile from `alhambra calibrate appearance` (default: the built-in one).
     #[arg(long, value_name = "P.json")]
     pub profile: Option<PathBuf>,
@@ -140,7 +145,18 @@ pub fn run(args: &WatchArgs) -> Result<Outcome> {
         }
         None => None,
     };
-    let mut source = open_source(&args.source).map_err(|e| anyhow!("{e}"))?;
+    let mut source = match &args.source {
+        Some(spec) => open_source(spec).map_err(|e| anyhow!("{e}"))?,
+        None => match open_source("camera") {
+            Err(SourceError::NoCamera(why)) => {
+                // The first clause: what was looked for (the rest says what to do instead).
+                let why = why.split(';').next().unwrap_or("no camera found");
+                eprintln!("alhambra: {why}; watching the rendered demo sequence ({DEMO}) instead");
+                open_source(DEMO).map_err(|e| anyhow!("{e}"))?
+            }
+            other => other.map_err(|e| anyhow!("{e}"))?,
+        },
+    };
     let scanner = Scanner::new(
         profile,
         ScanOptions {
