@@ -1,5 +1,6 @@
-//! Development loop: a rendered tile-laying sequence through the tracker, each frame read
-//! with its time and whether it was scanned whole.
+//! Development loop: a rendered sequence (`tracker_reads SEED [tile|hand]`: a hand laying
+//! a tile, or passing over) through the tracker, each frame read with its time and whether
+//! it was scanned whole.
 use alhambra_vision::default_profile::default_profile;
 use alhambra_vision::scanner::{ScanOptions, Scanner};
 use alhambra_vision::source::{FrameSource, Story, SyntheticOptions, SyntheticScene};
@@ -12,8 +13,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(2);
+    let story = match std::env::args().nth(2).as_deref() {
+        Some("hand") => Story::HandPass,
+        _ => Story::TileAdded,
+    };
     let mut opts = SyntheticOptions {
-        story: Story::TileAdded,
+        story,
         calm_before: 5,
         hand_frames: 8,
         calm_after: 6,

@@ -42,9 +42,10 @@
 //!   read from that scan ([`Scanner::scan_from`]: no search for fountains): the
 //!   Alhambras whose area changed or whose reading is not settled are grown again from
 //!   their lattices, the others kept as read (their pixels did not change). A change
-//!   anywhere else (a new player's fountain, the camera moved, a hand gone that was
-//!   beside the table when the last scan was made), an Alhambra not read again, and
-//!   every [`TrackerOptions::reread_after`] frames: a whole scan.
+//!   anywhere else that no recent whole scan has seen (a new player's fountain, the
+//!   camera moved; not a hand gone that was beside the table when the last scan was
+//!   made, the table looking again as in an earlier whole scan), an Alhambra not read
+//!   again, and every [`TrackerOptions::reread_after`] frames: a whole scan.
 //! - **Changes.** On acceptance the cell changes against the previously accepted layout
 //!   (added, removed, swapped tiles) are listed, each with the violations it causes on the
 //!   state before it (the engine's `preview_place` / `preview_remove` / `preview_swap`).
@@ -332,6 +333,10 @@ pub struct Tracker {
     scan_grey: Option<Mat>,
     /// The index of the last frame scanned whole.
     whole_at: u64,
+    /// The downscaled grey frames of the last few whole scans, newest first: a block
+    /// outside every Alhambra that looks as it did in one of them shows nothing a whole
+    /// scan has not looked at.
+    whole_greys: VecDeque<Mat>,
 }
 
 /// The mean side length of a found Alhambra's tiles, pixels.
@@ -556,44 +561,56 @@ fn mean_abs_diff(a: &Mat, b: &Mat, roi: Option<Rect>) -> Result<f32, opencv::Err
 /// The largest mean absolute difference of two grey frames over any block of `block` x
 /// `block` pixels (blocks at the edges may be smaller).
 fn most_block_diff(a: &Mat, b: &Mat, block: i32) -> Result<f32, opencv::Error> {
-    let mut diff = Mat::default();
-    cv::absdiff(a, b, &mut diff)?;
-    let block = block.max(1);
-    let size = Size::new(
-        (diff.cols() + block - 1) / block,
-        (diff.rows() + block - 1) / block,
-    );
-    let mut blocks = Mat::default();
-    imgproc::resize(&diff, &mut blocks, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+    let blocks = block_diffs(a, b, block.max(1))?;
     let mut most = 0.0;
     cv::min_max_loc(&blocks, None, Some(&mut most), None, None, &cv::no_array())?;
     Ok(most as f32)
 }
 
-/// Where grey frames `a` and `b` differ, by blocks of `block` x `block` pixels differing
-/// by more than `threshold` on average: whether some such block touches none of `areas`,
-/// and for each area whether one touches it.
-fn block_changes(
-    a: &Mat,
-    b: &Mat,
-    block: i32,
-    threshold: f32,
-    areas: &[Rect],
-) -> Result<(bool, Vec<bool>), opencv::Error> {
+/// The mean absolute difference of grey frames `a` and `b` over each block of `block` x
+/// `block` pixels (blocks at the edges may be smaller).
+fn block_diffs(a: &Mat, b: &Mat, block: i32) -> Result<Mat, opencv::Error> {
     let mut diff = Mat::default();
     cv::absdiff(a, b, &mut diff)?;
-    let block = block.max(1);
     let size = Size::new(
         (diff.cols() + block - 1) / block,
         (diff.rows() + block - 1) / block,
     );
     let mut blocks = Mat::default();
     imgproc::resize(&diff, &mut blocks, size, 0.0, 0.0, imgproc::INTER_AREA)?;
+    Ok(blocks)
+}
+
+/// How many whole scans' frames a change outside the Alhambras is compared with.
+const WHOLE_GREYS: usize = 4;
+
+/// Where grey frame `a` differs from `b`, by blocks of `block` x `block` pixels differing
+/// by more than `threshold` on average: whether some such block touches none of `areas`
+/// and differs as much from every frame of `seen` (a picture seen before, as a hand gone
+/// shows the table again), and for each area whether one touches it.
+fn block_changes(
+    a: &Mat,
+    b: &Mat,
+    seen: &[Mat],
+    block: i32,
+    threshold: f32,
+    areas: &[Rect],
+) -> Result<(bool, Vec<bool>), opencv::Error> {
+    let block = block.max(1);
+    let blocks = block_diffs(a, b, block)?;
+    let before: Vec<Mat> = seen
+        .iter()
+        .filter(|s| s.size().ok() == a.size().ok())
+        .map(|s| block_diffs(a, s, block))
+        .collect::<Result<_, _>>()?;
+    let differs = |m: &Mat, bx: i32, by: i32| -> Result<bool, opencv::Error> {
+        Ok(f32::from(*m.at_2d::<u8>(by, bx)?) > threshold)
+    };
     let mut outside = false;
     let mut touched = vec![false; areas.len()];
-    for by in 0..size.height {
-        for bx in 0..size.width {
-            if f32::from(*blocks.at_2d::<u8>(by, bx)?) <= threshold {
+    for by in 0..blocks.rows() {
+        for bx in 0..blocks.cols() {
+            if !differs(&blocks, bx, by)? {
                 continue;
             }
             let here = Rect::new(bx * block, by * block, block, block);
@@ -604,7 +621,13 @@ fn block_changes(
                     inside = true;
                 }
             }
-            outside |= !inside;
+            if !inside && !outside {
+                let mut new = true;
+                for m in &before {
+                    new &= differs(m, bx, by)?;
+                }
+                outside = new;
+            }
         }
     }
     Ok((outside, touched))
@@ -652,6 +675,7 @@ impl Tracker {
             last_scan: None,
             scan_grey: None,
             whole_at: 0,
+            whole_greys: VecDeque::new(),
         }
     }
 
@@ -754,6 +778,7 @@ impl Tracker {
                 let (outside, touched) = block_changes(
                     &grey,
                     read,
+                    self.whole_greys.as_slices().0,
                     opts.change_block,
                     opts.change_threshold,
                     &areas,
@@ -781,6 +806,11 @@ impl Tracker {
             Some((last, changed)) => scanner.scan_from(&frame.image, last, &changed)?,
             None => {
                 self.whole_at = frame.index;
+                if self.whole_greys.len() >= WHOLE_GREYS {
+                    self.whole_greys.pop_back();
+                }
+                self.whole_greys.push_front(grey.clone());
+                self.whole_greys.make_contiguous();
                 scanner.scan(&frame.image)?
             }
         };
@@ -1165,11 +1195,17 @@ mod tests {
         let near = [Rect::new(90, 50, 30, 30)];
         let away = [Rect::new(200, 100, 30, 30)];
         let changes = |x: &Mat, areas: &[Rect]| {
-            block_changes(&a, x, block, threshold, areas).expect("measured")
+            block_changes(&a, x, &[], block, threshold, areas).expect("measured")
         };
         assert_eq!(changes(&c, &near), (false, vec![true]));
         assert_eq!(changes(&c, &away), (true, vec![false]));
         assert_eq!(changes(&b, &near), (false, vec![false]));
+        // The patch gone again (a hand beside the table that left): against the frame
+        // with it, a change; against one seen before without it as well, nothing new.
+        let gone =
+            |seen: &[Mat]| block_changes(&b, &c, seen, block, threshold, &away).expect("measured");
+        assert_eq!(gone(&[]), (true, vec![false]));
+        assert_eq!(gone(std::slice::from_ref(&a)), (false, vec![false]));
     }
 
     /// A scan of one Alhambra at `origin` with these tiles besides the fountain.
