@@ -101,8 +101,8 @@ mod tests {
             panic!("scan parses");
         };
         assert_eq!(a.images, [PathBuf::from("a.jpg"), PathBuf::from("b.png")]);
-        assert!(a.json && a.profile.is_none() && a.debug.is_none());
-        assert_eq!(a.marker_mm, 50.0);
+        assert!(a.json && a.reading.profile.is_none() && a.debug.is_none());
+        assert_eq!(a.reading.marker_mm, 50.0);
         assert!(parse(&["scan"]).is_err(), "an image is required");
         assert!(parse(&["scan", "a.jpg", "--marker-mm", "-4"]).is_err());
     }

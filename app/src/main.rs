@@ -12,6 +12,7 @@ mod input;
 mod markers;
 mod not_printed;
 mod output;
+mod reading;
 mod scan;
 mod score;
 mod synth;

@@ -3,13 +3,11 @@
 //! CONTRACTS.md; with `--debug`, a picture per stage of the scan per photo.
 
 use crate::Outcome;
-use crate::images::{
-    DEFAULT_MARKER_MM, file_name, load_profile, parse_marker_mm, read_image, without_colour,
-};
+use crate::images::{file_name, read_image, without_colour};
 use crate::not_printed;
-use alhambra_calibration::CameraFile;
+use crate::reading::ReadingArgs;
 use alhambra_engine::{CheckReport, picture};
-use alhambra_vision::scanner::{PlaneSource, Scan, ScanOptions, Scanner};
+use alhambra_vision::scanner::{PlaneSource, Scan};
 use alhambra_vision::{ScanResult, stages};
 use anyhow::{Context, Result};
 use opencv::core::Vector;
@@ -25,20 +23,9 @@ pub struct ScanArgs {
     /// Table photos (PNG or JPEG), each read on its own.
     #[arg(required = true, value_name = "IMAGE")]
     pub images: Vec<PathBuf>,
-    /// Appearance profile from `alhambra calibrate appearance` (default: the built-in one).
-    #[arg(long, value_name = "P.json")]
-    pub profile: Option<PathBuf>,
-    /// Camera file from `alhambra calibrate intrinsics`: photos are undistorted first (they
-    /// must have the size it was calibrated at).
-    #[arg(long, value_name = "C.json")]
-    pub camera: Option<PathBuf>,
-    /// Printed width of the ArUco markers on the table, millimetres.
-    #[arg(long, default_value_t = DEFAULT_MARKER_MM, value_parser = parse_marker_mm)]
-    pub marker_mm: f64,
-    /// The `sheet.json` that `alhambra markers` wrote beside the printed sheet: the markers'
-    /// size is read from it (instead of --marker-mm).
-    #[arg(long, value_name = "SHEET.json", conflicts_with = "marker_mm")]
-    pub sheet: Option<PathBuf>,
+    /// How the table is read: profile, camera file, markers' size.
+    #[command(flatten)]
+    pub reading: ReadingArgs,
     /// Print exactly one JSON document: the scan result object for one image, a JSON array
     /// of them (in the order given) for several.
     #[arg(long)]
@@ -51,53 +38,10 @@ pub struct ScanArgs {
     pub debug: Option<PathBuf>,
 }
 
-/// The marker size recorded in a marker sheet's `sheet.json`.
-pub(crate) fn sheet_marker_mm(path: &std::path::Path) -> Result<f64> {
-    let shown = path.display();
-    let text = std::fs::read_to_string(path).with_context(|| format!("{shown}: cannot read"))?;
-    let sheet: alhambra_calibration::SheetInfo = serde_json::from_str(&text)
-        .with_context(|| format!("{shown}: not a marker sheet description (sheet.json)"))?;
-    if sheet.version != alhambra_calibration::sheet::SHEET_VERSION {
-        anyhow::bail!(
-            "{shown}: marker sheet version {}, this build reads version {}; print the sheet again with `alhambra markers`",
-            sheet.version,
-            alhambra_calibration::sheet::SHEET_VERSION
-        );
-    }
-    if !(sheet.marker_mm.is_finite() && sheet.marker_mm > 1.0 && sheet.marker_mm < 1000.0) {
-        anyhow::bail!(
-            "{shown}: marker size {} mm is not plausible",
-            sheet.marker_mm
-        );
-    }
-    Ok(sheet.marker_mm)
-}
-
 /// Scans every image, then prints the text or the JSON.
 pub fn run(args: &ScanArgs) -> Result<Outcome> {
     crate::images::quiet_opencv();
-    let profile = load_profile(args.profile.as_deref())?;
-    let marker_mm = match &args.sheet {
-        Some(path) => sheet_marker_mm(path)?,
-        None => args.marker_mm,
-    };
-    let scanner = Scanner::new(
-        profile,
-        ScanOptions {
-            marker_mm,
-            ..ScanOptions::default()
-        },
-    );
-    let camera = match &args.camera {
-        Some(path) => {
-            let file = CameraFile::load(path)?;
-            let undistorter = file
-                .undistorter()
-                .with_context(|| format!("{}: cannot undistort with it", path.display()))?;
-            Some((path.as_path(), file, undistorter))
-        }
-        None => None,
-    };
+    let reader = args.reading.reader()?;
     if let Some(dir) = &args.debug {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("{}: cannot create the folder", dir.display()))?;
@@ -105,17 +49,9 @@ pub fn run(args: &ScanArgs) -> Result<Outcome> {
     // Every image is read before anything is printed: one bad file, one line, no output.
     let mut results = Vec::with_capacity(args.images.len());
     for path in &args.images {
-        let mut frame = read_image(path)?;
-        if let Some((camera_path, file, undistorter)) = &camera {
-            let (w, h) = (frame.cols() as u32, frame.rows() as u32);
-            file.check_image_size(w, h).with_context(|| {
-                format!("{}: camera file {}", path.display(), camera_path.display())
-            })?;
-            frame = undistorter
-                .undistort(&frame)
-                .with_context(|| format!("{}: cannot undistort", path.display()))?;
-        }
-        let scan = scanner
+        let frame = reader.undistorted(read_image(path)?, &path.display().to_string())?;
+        let scan = reader
+            .scanner
             .scan(&frame)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         let result = scan.to_result(&file_name(path));

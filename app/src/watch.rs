@@ -4,18 +4,15 @@
 //! `--json`, one document once the source ends.
 
 use crate::Outcome;
-use crate::images::{DEFAULT_MARKER_MM, load_profile, parse_marker_mm, quiet_opencv};
+use crate::images::quiet_opencv;
 use crate::output::say;
-use alhambra_calibration::CameraFile;
+use crate::reading::ReadingArgs;
 use alhambra_engine::layout::LayoutFile;
 use alhambra_engine::{Alhambra, Change, Piece, Violation, picture};
-use alhambra_vision::scanner::{ScanOptions, Scanner};
 use alhambra_vision::source::{SourceError, open_source};
 use alhambra_vision::tracker::{Accepted, Tracker};
 use anyhow::{Context, Result, anyhow};
-use opencv::prelude::*;
 use serde::Serialize;
-use std::path::PathBuf;
 use std::time::Instant;
 
 /// What `watch` reads when no source is named and no camera is found: a rendered table
@@ -31,20 +28,9 @@ pub struct WatchArgs {
     /// the camera, or when none is found the rendered demo sequence, saying so.
     #[arg(value_name = "SOURCE")]
     pub source: Option<String>,
-    /// Appearance profile from `alhambra calibrate appearance` (default: the built-in one).
-    #[arg(long, value_name = "P.json")]
-    pub profile: Option<PathBuf>,
-    /// Camera file from `alhambra calibrate intrinsics`: frames are undistorted first (they
-    /// must have the size it was calibrated at).
-    #[arg(long, value_name = "C.json")]
-    pub camera: Option<PathBuf>,
-    /// Printed width of the ArUco markers on the table, millimetres.
-    #[arg(long, default_value_t = DEFAULT_MARKER_MM, value_parser = parse_marker_mm)]
-    pub marker_mm: f64,
-    /// The `sheet.json` that `alhambra markers` wrote beside the printed sheet: the markers'
-    /// size is read from it (instead of --marker-mm).
-    #[arg(long, value_name = "SHEET.json", conflicts_with = "marker_mm")]
-    pub sheet: Option<PathBuf>,
+    /// How the table is read: profile, camera file, markers' size.
+    #[command(flatten)]
+    pub reading: ReadingArgs,
     /// Stop after this many frames (default: when the source ends; a camera runs until
     /// the program is stopped).
     #[arg(long, value_name = "N")]
@@ -130,21 +116,7 @@ struct FinalEntry {
 /// Follows the source to its end (or `--frames`), telling each acceptance.
 pub fn run(args: &WatchArgs) -> Result<Outcome> {
     quiet_opencv();
-    let profile = load_profile(args.profile.as_deref())?;
-    let marker_mm = match &args.sheet {
-        Some(path) => crate::scan::sheet_marker_mm(path)?,
-        None => args.marker_mm,
-    };
-    let camera = match &args.camera {
-        Some(path) => {
-            let file = CameraFile::load(path)?;
-            let undistorter = file
-                .undistorter()
-                .with_context(|| format!("{}: cannot undistort with it", path.display()))?;
-            Some((path.as_path(), file, undistorter))
-        }
-        None => None,
-    };
+    let reader = args.reading.reader()?;
     let mut source = match &args.source {
         Some(spec) => open_source(spec).map_err(|e| anyhow!("{e}"))?,
         None => match open_source("camera") {
@@ -157,14 +129,7 @@ pub fn run(args: &WatchArgs) -> Result<Outcome> {
             other => other.map_err(|e| anyhow!("{e}"))?,
         },
     };
-    let scanner = Scanner::new(
-        profile,
-        ScanOptions {
-            marker_mm,
-            ..ScanOptions::default()
-        },
-    );
-    let mut tracker = Tracker::new(scanner);
+    let mut tracker = Tracker::new(reader.scanner.clone());
     let described = source.describe();
     if !args.json {
         say!("watching {described}")?;
@@ -179,19 +144,8 @@ pub fn run(args: &WatchArgs) -> Result<Outcome> {
         else {
             break;
         };
-        if let Some((camera_path, file, undistorter)) = &camera {
-            let (w, h) = (frame.image.cols() as u32, frame.image.rows() as u32);
-            file.check_image_size(w, h).with_context(|| {
-                format!(
-                    "frame {}: camera file {}",
-                    frame.index,
-                    camera_path.display()
-                )
-            })?;
-            frame.image = undistorter
-                .undistort(&frame.image)
-                .with_context(|| format!("frame {}: cannot undistort", frame.index))?;
-        }
+        let what = format!("frame {}", frame.index);
+        frame.image = reader.undistorted(frame.image, &what)?;
         let update = tracker
             .push(&frame)
             .map_err(|e| anyhow!("{described}: frame {}: {e}", frame.index))?;

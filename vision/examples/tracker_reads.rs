@@ -3,7 +3,7 @@
 //! it was scanned whole.
 use alhambra_vision::default_profile::default_profile;
 use alhambra_vision::scanner::{ScanOptions, Scanner};
-use alhambra_vision::source::{FrameSource, Story, SyntheticOptions, SyntheticScene};
+use alhambra_vision::source::{FrameSource, SyntheticScene};
 use alhambra_vision::tracker::Tracker;
 use std::time::Instant;
 
@@ -13,19 +13,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(2);
-    let story = match std::env::args().nth(2).as_deref() {
-        Some("hand") => Story::HandPass,
-        _ => Story::TileAdded,
+    let mut scene = match std::env::args().nth(2).as_deref() {
+        Some("hand") => SyntheticScene::hand_pass(seed)?,
+        _ => SyntheticScene::tile_added(seed)?,
     };
-    let mut opts = SyntheticOptions {
-        story,
-        calm_before: 5,
-        hand_frames: 8,
-        calm_after: 6,
-        ..SyntheticOptions::default()
-    };
-    opts.scene.seed = seed;
-    let mut scene = SyntheticScene::new(opts)?;
     let marker_mm = scene.labels_after().marker_mm().unwrap_or(40.0);
     let scanner = Scanner::new(
         default_profile()?,
