@@ -457,3 +457,27 @@ fn a_frame_read_from_the_scan_before_it_reads_as_a_whole_scan_does() {
         "whole {whole:?}\nfallback {fallback:?}"
     );
 }
+
+#[test]
+fn once_the_hand_has_gone_the_frames_are_read_from_the_last_scan() {
+    // The hand comes in from the table's edge (its first calm frames there are scanned
+    // whole: something new outside every Alhambra) and goes: the table then looks again as
+    // the first whole scan saw it outside the Alhambras, and the tile laid lies inside
+    // one. Those frames are read from the last scan, not searched whole.
+    let mut scene = sequence(2, Story::TileAdded);
+    let mut tracker = Tracker::new(scanner_for(&scene));
+    let (mut after, mut whole_after) = (Vec::new(), Vec::new());
+    play(&mut scene, &mut tracker, |index, phase, update| {
+        if phase == Phase::After && update.scan.is_some() {
+            after.push(index);
+            if update.scanned_whole {
+                whole_after.push(index);
+            }
+        }
+    });
+    assert!(!after.is_empty(), "nothing read after the hand");
+    assert!(
+        whole_after.is_empty(),
+        "scanned whole: {whole_after:?} of {after:?}"
+    );
+}
