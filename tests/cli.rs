@@ -1743,9 +1743,20 @@ fn watch_tells_the_tile_a_hand_puts_down_as_it_happens() {
     opts.scene.seed = 2;
     let scene = SyntheticScene::new(opts).expect("the sequence renders");
     let added = scene.added_tile().expect("the tile story adds a tile");
-    let o = alhambra(&["watch", "synthetic:2:tile", "--json"]);
+    let game = scratch("watch").join("game.json");
+    let o = alhambra(&[
+        "watch",
+        "synthetic:2:tile",
+        "--json",
+        "--game-out",
+        arg(&game),
+    ]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
     let v = json(&o);
+    // The game file of the layouts accepted is what `score` reads.
+    let scored = alhambra(&["score", arg(&game), "--round", "3", "--json"]);
+    assert_eq!(scored.status.code(), Some(0), "stderr: {}", stderr(&scored));
+    assert_eq!(json(&scored)["players"].as_array().map(Vec::len), Some(2));
     let frames = v["frames"].as_u64().expect("frames");
     let read = v["frames_read"].as_u64().expect("frames read");
     assert!(read > 0 && read < frames, "{read} of {frames} frames read");
@@ -1785,6 +1796,15 @@ fn watch_refuses_a_source_that_is_not_there() {
         "/no/such/footage",
     );
     assert_bad_input(&alhambra(&["watch", "synthetic:x"]), "synthetic:x");
+    assert_bad_input(
+        &alhambra(&[
+            "watch",
+            "synthetic:2",
+            "--game-out",
+            "/no/such/folder/game.json",
+        ]),
+        "/no/such/folder/game.json",
+    );
     // No camera on these machines (CI): said in one line, not a hang. (With a camera, one
     // frame is read and that is all.)
     let o = alhambra(&["watch", "camera", "--frames", "1"]);

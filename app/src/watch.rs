@@ -7,12 +7,14 @@ use crate::Outcome;
 use crate::images::quiet_opencv;
 use crate::output::say;
 use crate::reading::ReadingArgs;
-use alhambra_engine::layout::LayoutFile;
+use alhambra_calibration::camera::write_atomically;
+use alhambra_engine::layout::{GameFile, LayoutFile, PlayerEntry};
 use alhambra_engine::{Alhambra, Change, Piece, Violation, picture};
 use alhambra_vision::source::{SourceError, open_source};
 use alhambra_vision::tracker::{Accepted, Tracker};
 use anyhow::{Context, Result, anyhow};
 use serde::Serialize;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// What `watch` reads when no source is named and no camera is found: a rendered table
@@ -35,6 +37,11 @@ pub struct WatchArgs {
     /// the program is stopped).
     #[arg(long, value_name = "N")]
     pub frames: Option<u64>,
+    /// Keep this game file (what `alhambra score` reads) up to date: every Alhambra's
+    /// accepted layout, a player each ("Alhambra 0", "Alhambra 1", ... by order of first
+    /// sight), written anew after each acceptance (to a temporary file, then renamed).
+    #[arg(long, value_name = "GAME.json")]
+    pub game_out: Option<PathBuf>,
     /// Print exactly one JSON document once the source ends, instead of telling each
     /// acceptance as it happens.
     #[arg(long)]
@@ -117,6 +124,20 @@ struct FinalEntry {
 pub fn run(args: &WatchArgs) -> Result<Outcome> {
     quiet_opencv();
     let reader = args.reading.reader()?;
+    if let Some(path) = &args.game_out {
+        // Said now rather than at the first acceptance, minutes into a game.
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if !dir.is_dir() {
+            anyhow::bail!(
+                "{}: cannot write there: {} is not a folder",
+                path.display(),
+                dir.display()
+            );
+        }
+    }
     let mut source = match &args.source {
         Some(spec) => open_source(spec).map_err(|e| anyhow!("{e}"))?,
         None => match open_source("camera") {
@@ -153,6 +174,11 @@ pub fn run(args: &WatchArgs) -> Result<Outcome> {
         if update.scan.is_some() {
             read += 1;
             read_whole += u64::from(update.scanned_whole);
+        }
+        if !update.accepted.is_empty()
+            && let Some(path) = &args.game_out
+        {
+            save_game(path, &tracker)?;
         }
         for a in &update.accepted {
             if !args.json {
@@ -207,6 +233,24 @@ pub fn run(args: &WatchArgs) -> Result<Outcome> {
         }
     }
     Ok(Outcome::Done)
+}
+
+/// Writes the game file of every Alhambra's accepted layout to `path`.
+fn save_game(path: &Path, tracker: &Tracker) -> Result<()> {
+    let game = GameFile {
+        players: tracker
+            .alhambras()
+            .iter()
+            .filter_map(|s| {
+                s.accepted.as_ref().map(|layout| PlayerEntry {
+                    name: format!("Alhambra {}", s.id),
+                    alhambra: LayoutFile::from_alhambra(layout),
+                })
+            })
+            .collect(),
+    };
+    let text = serde_json::to_string_pretty(&game)? + "\n";
+    write_atomically(path, text.as_bytes()).map_err(|e| anyhow!("{e}"))
 }
 
 /// An acceptance in words: a first layout with its size and legality, or each change with
