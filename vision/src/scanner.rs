@@ -210,6 +210,9 @@ pub struct Trace {
     /// The fountain candidates of the reading kept that were looked at, clearest first
     /// (those far fainter than the clearest fountain anchored are left out, as unlooked).
     pub candidates: Vec<TracedCandidate>,
+    /// The markers' plane with their paper's white balance (`None` without markers): what
+    /// a frame read from this scan reuses (see [`Scanner::scan_from`]).
+    pub marker_plane: Option<Plane>,
 }
 
 /// A fountain candidate and what came of it.
@@ -466,6 +469,7 @@ impl Scanner {
             grids: &grids,
             kept_cells: &kept_cells,
             kept_fountains: &kept_fountains,
+            plane: previous.trace.marker_plane.as_ref(),
         };
         let mut scan = self.scan_with(frame, Some(known))?;
         if scan.alhambras.len() < grids.len() {
@@ -527,6 +531,7 @@ impl Scanner {
                 grids,
                 kept_cells: cells,
                 kept_fountains: fountains,
+                plane: None,
             });
             let mut scan = self.scan_with(&small, small_known)?;
             let up = Homography::scale(1.0 / s);
@@ -540,29 +545,36 @@ impl Scanner {
             }
             let trace = &mut scan.trace;
             trace.image_to_table = trace.image_to_table.map(|h| h.after(&Homography::scale(s)));
+            // In the reduced copy's pixels: found again on the next frame.
+            trace.marker_plane = None;
             for c in &mut trace.candidates {
                 c.px = grow(c.px);
             }
             return Ok(scan);
         }
         let t0 = std::time::Instant::now();
-        let (plane_source, image_to_table, white, papers) =
-            match find_plane(frame, self.options.marker_mm)? {
-                Some(Plane {
-                    image_to_table,
-                    white,
-                    markers,
-                }) => {
-                    let centres: Vec<Point> = markers.iter().map(|(_, q)| quad_centre(q)).collect();
-                    (PlaneSource::Markers, image_to_table, white, centres)
-                }
-                None => (
-                    PlaneSource::Lattice,
-                    Homography::IDENTITY,
-                    [1.0; 3],
-                    Vec::new(),
-                ),
-            };
+        // A frame read from an earlier scan of the same still camera lies on its plane
+        // (finding the markers again is a third of such a reading's time).
+        let marker_plane = match known.and_then(|k| k.plane) {
+            Some(plane) => Some(plane.clone()),
+            None => find_plane(frame, self.options.marker_mm)?,
+        };
+        let (plane_source, image_to_table, white, papers) = match marker_plane.clone() {
+            Some(Plane {
+                image_to_table,
+                white,
+                markers,
+            }) => {
+                let centres: Vec<Point> = markers.iter().map(|(_, q)| quad_centre(q)).collect();
+                (PlaneSource::Markers, image_to_table, white, centres)
+            }
+            None => (
+                PlaneSource::Lattice,
+                Homography::IDENTITY,
+                [1.0; 3],
+                Vec::new(),
+            ),
+        };
         let edges = EdgeMap::new(frame)?;
         let markers = plane_source == PlaneSource::Markers;
         // The photo as shot, under the marker paper's white balance: the planes and the
@@ -676,6 +688,7 @@ impl Scanner {
             None => None,
         };
         let trace = Trace {
+            marker_plane,
             image_to_table: markers.then_some(image_to_table),
             candidates: if reading.candidates.is_empty() {
                 first_candidates.unwrap_or_default()

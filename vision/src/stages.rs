@@ -310,6 +310,7 @@ mod tests {
             }],
             trace: Trace {
                 image_to_table,
+                marker_plane: None,
                 candidates: vec![
                     TracedCandidate {
                         px: [320.0, 240.0],

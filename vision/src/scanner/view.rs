@@ -143,12 +143,14 @@ pub(super) struct Photo<'a> {
 
 /// The Alhambras an earlier frame read: the lattices (grid to image pixels) of those to
 /// grow again, and the cells (image centre and size) and fountains of those kept as read,
-/// which the others may not grow into.
+/// which the others may not grow into; and the plane it was read through.
 #[derive(Clone, Copy)]
 pub(super) struct Known<'a> {
     pub(super) grids: &'a [Homography],
     pub(super) kept_cells: &'a [(Point, f64)],
     pub(super) kept_fountains: &'a [Point],
+    /// The markers' plane the earlier frame was read through, if any.
+    pub(super) plane: Option<&'a crate::plane::Plane>,
 }
 
 impl<'a> Photo<'a> {
