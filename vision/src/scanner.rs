@@ -432,12 +432,13 @@ impl Scanner {
     }
 
     /// Reads a frame of the table `previous` was read from (a video: the same camera,
-    /// still), without searching the table for fountains and fitting lattices (half of a
-    /// scan's time): each of its Alhambras marked `changed` (in order; those past the end
-    /// count as changed) is grown again from its lattice, the others are kept as read,
-    /// their cells taken. For frames that changed only about the Alhambras read before.
-    /// A whole scan when `previous` holds no Alhambra, or when one to grow again is not
-    /// read again (a hand over its fountain, the camera moved).
+    /// still), through the markers' plane it found, without searching the table for
+    /// fountains and fitting lattices (half of a scan's time): each of its Alhambras
+    /// marked `changed` (in order; those past the end count as changed) is grown again
+    /// from its lattice, the others are kept as read, their cells taken. For frames that
+    /// changed only about the Alhambras read before. A whole scan when `previous` holds no
+    /// Alhambra, or when one to grow again is not read again (a hand over its fountain,
+    /// the camera moved).
     pub fn scan_from(
         &self,
         frame: &Mat,
