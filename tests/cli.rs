@@ -1790,6 +1790,51 @@ fn watch_tells_the_tile_a_hand_puts_down_as_it_happens() {
 }
 
 #[test]
+fn watch_reads_a_folder_of_photos_taken_after_each_turn() {
+    use alhambra_vision::source::{Story, SyntheticOptions, SyntheticScene};
+    use opencv::core::Vector;
+    use opencv::imgcodecs;
+    // Two photos of one table: before and after a tile is laid.
+    let mut opts = SyntheticOptions {
+        story: Story::TileAdded,
+        ..SyntheticOptions::default()
+    };
+    opts.scene.seed = 2;
+    let scene = SyntheticScene::new(opts).expect("the sequence renders");
+    let added = scene.added_tile().expect("the tile story adds a tile");
+    let dir = scratch("turns");
+    for (name, image) in [
+        ("1.png", scene.clean_before()),
+        ("2.png", scene.clean_after()),
+    ] {
+        let path = dir.join(name);
+        assert!(imgcodecs::imwrite(arg(&path), image, &Vector::new()).expect("written"));
+    }
+    // Each held for five frames: one that differs from the last, and calm ones to settle.
+    let o = alhambra(&["watch", arg(&dir), "--hold", "5", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["frames"], 10);
+    let changes: Vec<&serde_json::Value> = v["accepted"]
+        .as_array()
+        .expect("accepted")
+        .iter()
+        .filter(|a| a["initial"] == false)
+        .flat_map(|a| a["changes"].as_array().expect("changes"))
+        .collect();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0]["change"], "added");
+    assert_eq!(
+        changes[0]["building"],
+        serde_json::to_value(added.piece.building).expect("a building")
+    );
+    // Shown once each, the photos never settle: nothing is accepted.
+    let o = alhambra(&["watch", arg(&dir), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(json(&o)["accepted"].as_array().map(Vec::len), Some(0));
+}
+
+#[test]
 fn watch_refuses_a_source_that_is_not_there() {
     assert_bad_input(
         &alhambra(&["watch", "/no/such/footage"]),

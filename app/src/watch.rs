@@ -10,7 +10,7 @@ use crate::reading::ReadingArgs;
 use alhambra_calibration::camera::write_atomically;
 use alhambra_engine::layout::{GameFile, LayoutFile, PlayerEntry};
 use alhambra_engine::{Alhambra, Change, Piece, Violation, picture};
-use alhambra_vision::source::{SourceError, open_source};
+use alhambra_vision::source::{Frame, SourceError, open_source};
 use alhambra_vision::tracker::{Accepted, Tracker};
 use anyhow::{Context, Result, anyhow};
 use serde::Serialize;
@@ -33,6 +33,12 @@ pub struct WatchArgs {
     /// How the table is read: profile, camera file, markers' size.
     #[command(flatten)]
     pub reading: ReadingArgs,
+    /// Show each frame this many times in a row: for a folder of photos of a table's
+    /// successive states (a photo after each turn), each held still for a moment, as the
+    /// tracker accepts a layout only once it has read it the same in several calm frames.
+    /// Default 1 (the frames of a video).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub hold: u32,
     /// Stop after this many frames (default: when the source ends; a camera runs until
     /// the program is stopped).
     #[arg(long, value_name = "N")]
@@ -158,13 +164,26 @@ pub fn run(args: &WatchArgs) -> Result<Outcome> {
     let started = Instant::now();
     let (mut frames, mut read, mut read_whole) = (0u64, 0u64, 0u64);
     let mut accepted = Vec::new();
+    // The frame being held (see --hold) and how many more times it is shown.
+    let mut held: Option<(Frame, u32)> = None;
     while args.frames.is_none_or(|n| frames < n) {
-        let Some(mut frame) = source
-            .next_frame()
-            .with_context(|| format!("{described}: cannot read a frame"))?
-        else {
-            break;
+        let mut frame = match held.take() {
+            Some((frame, more)) if more > 0 => {
+                held = Some((frame.clone(), more - 1));
+                frame
+            }
+            _ => {
+                let Some(frame) = source
+                    .next_frame()
+                    .with_context(|| format!("{described}: cannot read a frame"))?
+                else {
+                    break;
+                };
+                held = Some((frame.clone(), args.hold - 1));
+                frame
+            }
         };
+        frame.index = frames;
         let what = format!("frame {}", frame.index);
         frame.image = reader.undistorted(frame.image, &what)?;
         let update = tracker
@@ -258,7 +277,9 @@ fn save_game(path: &Path, tracker: &Tracker) -> Result<()> {
 fn tell(frame: u64, seconds: f64, a: &Accepted) -> String {
     let at = format!("frame {frame} ({seconds:.1} s): Alhambra {}", a.id);
     if a.initial {
-        return format!("{at}: {} tiles{}", a.layout.len(), legality(&a.layout));
+        let n = a.layout.len();
+        let tiles = if n == 1 { "tile" } else { "tiles" };
+        return format!("{at}: {n} {tiles}{}", legality(&a.layout));
     }
     let mut lines: Vec<String> = a
         .changes
