@@ -1835,6 +1835,58 @@ fn watch_reads_a_folder_of_photos_taken_after_each_turn() {
 }
 
 #[test]
+fn watch_reads_a_video_file() {
+    use alhambra_vision::source::{FrameSource, Story, SyntheticOptions, SyntheticScene};
+    use opencv::prelude::*;
+    use opencv::videoio;
+    // The rendered tile-laying sequence as a motion-JPEG AVI (OpenCV's own writer and
+    // reader: no FFmpeg needed).
+    let mut opts = SyntheticOptions {
+        story: Story::TileAdded,
+        ..SyntheticOptions::default()
+    };
+    opts.scene.seed = 2;
+    let mut scene = SyntheticScene::new(opts).expect("the sequence renders");
+    let added = scene.added_tile().expect("the tile story adds a tile");
+    let video = scratch("video").join("table.avi");
+    let first = scene.clean_before().size().expect("a size");
+    let fourcc = videoio::VideoWriter::fourcc('M', 'J', 'P', 'G').expect("a codec");
+    let mut writer = videoio::VideoWriter::new_with_backend(
+        arg(&video),
+        videoio::CAP_OPENCV_MJPEG,
+        fourcc,
+        10.0,
+        first,
+        true,
+    )
+    .expect("a writer");
+    assert!(
+        writer.is_opened().expect("asked"),
+        "OpenCV cannot write MJPEG AVI here"
+    );
+    while let Some(frame) = scene.next_frame().expect("a frame") {
+        writer.write(&frame.image).expect("written");
+    }
+    writer.release().expect("closed");
+    let o = alhambra(&["watch", arg(&video), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["frames"].as_u64(), Some(scene.len()));
+    let changes: Vec<&serde_json::Value> = v["accepted"]
+        .as_array()
+        .expect("accepted")
+        .iter()
+        .filter(|a| a["initial"] == false)
+        .flat_map(|a| a["changes"].as_array().expect("changes"))
+        .collect();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(
+        changes[0]["building"],
+        serde_json::to_value(added.piece.building).expect("a building")
+    );
+}
+
+#[test]
 fn watch_refuses_a_source_that_is_not_there() {
     assert_bad_input(
         &alhambra(&["watch", "/no/such/footage"]),
