@@ -1744,15 +1744,25 @@ fn watch_tells_the_tile_a_hand_puts_down_as_it_happens() {
     let scene = SyntheticScene::new(opts).expect("the sequence renders");
     let added = scene.added_tile().expect("the tile story adds a tile");
     let game = scratch("watch").join("game.json");
+    let picture = game.with_file_name("live.png");
     let o = alhambra(&[
         "watch",
         "synthetic:2:tile",
         "--json",
         "--game-out",
         arg(&game),
+        "--overlay",
+        arg(&picture),
     ]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
     let v = json(&o);
+    // The last frame read, with what was read drawn over it, is a picture of its size.
+    let drawn = opencv::imgcodecs::imread(arg(&picture), opencv::imgcodecs::IMREAD_COLOR)
+        .expect("the overlay reads");
+    assert_eq!(
+        opencv::prelude::MatTraitConst::size(&drawn).expect("a size"),
+        opencv::prelude::MatTraitConst::size(scene.clean_after()).expect("a size")
+    );
     // The game file of the layouts accepted is what `score` reads.
     let scored = alhambra(&["score", arg(&game), "--round", "3", "--json"]);
     assert_eq!(scored.status.code(), Some(0), "stderr: {}", stderr(&scored));
@@ -1901,6 +1911,11 @@ fn watch_refuses_a_source_that_is_not_there() {
             "/no/such/folder/game.json",
         ]),
         "/no/such/folder/game.json",
+    );
+    let text = scratch("overlay").join("live.txt");
+    assert_bad_input(
+        &alhambra(&["watch", "synthetic:2", "--overlay", arg(&text)]),
+        "live.txt",
     );
     // No camera on these machines (CI): said in one line, not a hang. (With a camera, one
     // frame is read and that is all.)

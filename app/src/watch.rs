@@ -12,7 +12,9 @@ use alhambra_engine::layout::{GameFile, LayoutFile, PlayerEntry};
 use alhambra_engine::{Alhambra, Change, Piece, Violation, picture};
 use alhambra_vision::source::{Frame, SourceError, open_source};
 use alhambra_vision::tracker::{Accepted, Tracker};
+use alhambra_vision::{ScanResult, overlay};
 use anyhow::{Context, Result, anyhow};
+use opencv::imgcodecs;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -48,6 +50,11 @@ pub struct WatchArgs {
     /// sight), written anew after each acceptance (to a temporary file, then renamed).
     #[arg(long, value_name = "GAME.json")]
     pub game_out: Option<PathBuf>,
+    /// Write the last frame read with what was read drawn over it (each tile in its
+    /// building's colour, walls dark) to this PNG or JPEG after each read, replacing it
+    /// (to a temporary file, then renamed): an image viewer that reloads shows it live.
+    #[arg(long, value_name = "FILE.png")]
+    pub overlay: Option<PathBuf>,
     /// Print exactly one JSON document once the source ends, instead of telling each
     /// acceptance as it happens.
     #[arg(long)]
@@ -130,8 +137,8 @@ struct FinalEntry {
 pub fn run(args: &WatchArgs) -> Result<Outcome> {
     quiet_opencv();
     let reader = args.reading.reader()?;
-    if let Some(path) = &args.game_out {
-        // Said now rather than at the first acceptance, minutes into a game.
+    // Said now rather than at the first acceptance, minutes into a game.
+    for path in args.game_out.iter().chain(&args.overlay) {
         let dir = path
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
@@ -142,6 +149,15 @@ pub fn run(args: &WatchArgs) -> Result<Outcome> {
                 path.display(),
                 dir.display()
             );
+        }
+    }
+    if let Some(path) = &args.overlay {
+        let picture = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| ["png", "jpg", "jpeg"].contains(&e.to_ascii_lowercase().as_str()));
+        if !picture {
+            anyhow::bail!("{}: the overlay is a .png or .jpg picture", path.display());
         }
     }
     let mut source = match &args.source {
@@ -190,6 +206,9 @@ pub fn run(args: &WatchArgs) -> Result<Outcome> {
             .push(&frame)
             .map_err(|e| anyhow!("{described}: frame {}: {e}", frame.index))?;
         frames += 1;
+        if let (Some(path), Some(scan)) = (&args.overlay, &update.scan) {
+            write_overlay(path, &frame.image, &scan.to_result(&described))?;
+        }
         if update.scan.is_some() {
             read += 1;
             read_whole += u64::from(update.scanned_whole);
@@ -252,6 +271,32 @@ pub fn run(args: &WatchArgs) -> Result<Outcome> {
         }
     }
     Ok(Outcome::Done)
+}
+
+/// Writes `frame` with `read` drawn over it to `path` (through a temporary file beside
+/// it with the same extension, renamed over it).
+fn write_overlay(path: &Path, frame: &opencv::core::Mat, read: &ScanResult) -> Result<()> {
+    let picture = overlay::draw(frame, read, None)
+        .with_context(|| format!("{}: cannot draw the overlay", path.display()))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "overlay.png".into());
+    let tmp = path.with_file_name(format!(".tmp{}-{name}", std::process::id()));
+    let written = imgcodecs::imwrite(
+        tmp.to_string_lossy().as_ref(),
+        &picture,
+        &opencv::core::Vector::new(),
+    )
+    .unwrap_or(false);
+    if !written {
+        let _ = std::fs::remove_file(&tmp);
+        anyhow::bail!(
+            "{}: cannot write the overlay (a .png or .jpg in an existing folder)",
+            path.display()
+        );
+    }
+    std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))
 }
 
 /// Writes the game file of every Alhambra's accepted layout to `path`.
