@@ -195,7 +195,9 @@ pub fn run(args: &WatchArgs) -> Result<Outcome> {
                 else {
                     break;
                 };
-                held = Some((frame.clone(), args.hold - 1));
+                if args.hold > 1 {
+                    held = Some((frame.clone(), args.hold - 1));
+                }
                 frame
             }
         };
