@@ -1838,10 +1838,13 @@ fn watch_reads_a_folder_of_photos_taken_after_each_turn() {
         changes[0]["building"],
         serde_json::to_value(added.piece.building).expect("a building")
     );
-    // Shown once each, the photos never settle: nothing is accepted.
+    // Shown once each, the photos never settle: nothing is accepted, and the text says
+    // what to do.
     let o = alhambra(&["watch", arg(&dir), "--json"]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
     assert_eq!(json(&o)["accepted"].as_array().map(Vec::len), Some(0));
+    let o = alhambra(&["watch", arg(&dir)]);
+    assert!(stdout(&o).contains("--hold 5"), "{}", stdout(&o));
 }
 
 #[test]

@@ -259,6 +259,21 @@ pub fn run(args: &WatchArgs) -> Result<Outcome> {
             "{frames} frames, {read} read ({read_whole} whole), in {:.1} s",
             started.elapsed().as_secs_f64()
         )?;
+        // A folder or a photo (a video's frames follow one another).
+        let photos = args.source.as_deref().is_some_and(|spec| {
+            let path = Path::new(spec);
+            path.is_dir()
+                || path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+                    ["jpg", "jpeg", "png", "bmp", "tif", "tiff", "webp"]
+                        .contains(&e.to_ascii_lowercase().as_str())
+                })
+        });
+        if accepted.is_empty() && args.hold == 1 && photos {
+            say!(
+                "nothing was read the same in enough calm frames to be accepted; for photos \
+                 of successive states (one after each turn), hold each: --hold 5"
+            )?;
+        }
         for s in &states {
             match &s.accepted {
                 Some(layout) => say!(
