@@ -336,7 +336,17 @@ pub struct Tracker {
     /// The downscaled grey frames of the last few whole scans, newest first: a block
     /// outside every Alhambra that looks as it did in one of them shows nothing a whole
     /// scan has not looked at.
-    whole_greys: VecDeque<Mat>,
+    whole_greys: Vec<Mat>,
+}
+
+impl Track {
+    /// How far `found`'s fountain lies from this track's, when near enough for it to be
+    /// this Alhambra (within `fraction` of a tile).
+    fn reaches(&self, found: &FoundAlhambra, fraction: f64) -> Option<f64> {
+        let d = (found.fountain_px[0] - self.state.fountain_px[0])
+            .hypot(found.fountain_px[1] - self.state.fountain_px[1]);
+        (d <= fraction * self.state.tile_px.max(tile_px_of(found))).then_some(d)
+    }
 }
 
 /// The mean side length of a found Alhambra's tiles, pixels.
@@ -675,7 +685,7 @@ impl Tracker {
             last_scan: None,
             scan_grey: None,
             whole_at: 0,
-            whole_greys: VecDeque::new(),
+            whole_greys: Vec::new(),
         }
     }
 
@@ -778,17 +788,14 @@ impl Tracker {
                 let (outside, touched) = block_changes(
                     &grey,
                     read,
-                    self.whole_greys.as_slices().0,
+                    &self.whole_greys,
                     opts.change_block,
                     opts.change_threshold,
                     &areas,
                 )?;
                 let settled = |a: &FoundAlhambra| {
                     self.tracks.iter().any(|t| {
-                        let d = (a.fountain_px[0] - t.state.fountain_px[0])
-                            .hypot(a.fountain_px[1] - t.state.fountain_px[1]);
-                        d < opts.match_fraction * t.state.tile_px.max(tile_px_of(a))
-                            && t.state.wait.is_none()
+                        t.state.wait.is_none() && t.reaches(a, opts.match_fraction).is_some()
                     })
                 };
                 let changed: Vec<bool> = last
@@ -806,11 +813,8 @@ impl Tracker {
             Some((last, changed)) => scanner.scan_from(&frame.image, last, &changed)?,
             None => {
                 self.whole_at = frame.index;
-                if self.whole_greys.len() >= WHOLE_GREYS {
-                    self.whole_greys.pop_back();
-                }
-                self.whole_greys.push_front(grey.clone());
-                self.whole_greys.make_contiguous();
+                self.whole_greys.insert(0, grey.clone());
+                self.whole_greys.truncate(WHOLE_GREYS);
                 scanner.scan(&frame.image)?
             }
         };
@@ -923,10 +927,7 @@ impl Tracker {
         let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
         for (fi, f) in scan.alhambras.iter().enumerate() {
             for (ti, t) in self.tracks.iter().enumerate() {
-                let d = (f.fountain_px[0] - t.state.fountain_px[0])
-                    .hypot(f.fountain_px[1] - t.state.fountain_px[1]);
-                let reach = opts.match_fraction * t.state.tile_px.max(tile_px_of(f));
-                if d <= reach {
+                if let Some(d) = t.reaches(f, opts.match_fraction) {
                     pairs.push((d, fi, ti));
                 }
             }
