@@ -1733,16 +1733,33 @@ fn tiles_beyond_a_hand_over_the_alhambra_are_read() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The rendered table of `synthetic:2:tile` (a hand lays a tile), and the name of the
+/// building laid as the JSON says it.
+fn tile_scene() -> (alhambra_vision::source::SyntheticScene, serde_json::Value) {
+    let scene = alhambra_vision::source::SyntheticScene::tile_added(2).expect("it renders");
+    let added = scene.added_tile().expect("the tile story adds a tile");
+    let building = serde_json::to_value(added.piece.building).expect("a building");
+    (scene, building)
+}
+
+/// Asserts that `watch --json` told one change besides the first layouts: `building`
+/// added.
+fn assert_one_tile_added(v: &serde_json::Value, building: &serde_json::Value) {
+    let changes: Vec<&serde_json::Value> = v["accepted"]
+        .as_array()
+        .expect("accepted")
+        .iter()
+        .filter(|a| a["initial"] == false)
+        .flat_map(|a| a["changes"].as_array().expect("changes"))
+        .collect();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0]["change"], "added");
+    assert_eq!(&changes[0]["building"], building);
+}
+
 #[test]
 fn watch_tells_the_tile_a_hand_puts_down_as_it_happens() {
-    use alhambra_vision::source::{Story, SyntheticOptions, SyntheticScene};
-    let mut opts = SyntheticOptions {
-        story: Story::TileAdded,
-        ..SyntheticOptions::default()
-    };
-    opts.scene.seed = 2;
-    let scene = SyntheticScene::new(opts).expect("the sequence renders");
-    let added = scene.added_tile().expect("the tile story adds a tile");
+    let (scene, building) = tile_scene();
     let game = scratch("watch").join("game.json");
     let picture = game.with_file_name("live.png");
     let o = alhambra(&[
@@ -1756,6 +1773,16 @@ fn watch_tells_the_tile_a_hand_puts_down_as_it_happens() {
     ]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
     let v = json(&o);
+    assert_one_tile_added(&v, &building);
+    let frames = v["frames"].as_u64().expect("frames");
+    let read = v["frames_read"].as_u64().expect("frames read");
+    assert!(read > 0 && read < frames, "{read} of {frames} frames read");
+    let finals = v["alhambras"].as_array().expect("alhambras");
+    assert!(!finals.is_empty());
+    assert!(
+        finals.iter().all(|a| a["layout"]["tiles"].is_array()),
+        "{finals:?}"
+    );
     // The last frame read, with what was read drawn over it, is a picture of its size.
     let drawn = opencv::imgcodecs::imread(arg(&picture), opencv::imgcodecs::IMREAD_COLOR)
         .expect("the overlay reads");
@@ -1767,33 +1794,10 @@ fn watch_tells_the_tile_a_hand_puts_down_as_it_happens() {
     let scored = alhambra(&["score", arg(&game), "--round", "3", "--json"]);
     assert_eq!(scored.status.code(), Some(0), "stderr: {}", stderr(&scored));
     assert_eq!(json(&scored)["players"].as_array().map(Vec::len), Some(2));
-    let frames = v["frames"].as_u64().expect("frames");
-    let read = v["frames_read"].as_u64().expect("frames read");
-    assert!(read > 0 && read < frames, "{read} of {frames} frames read");
-    let accepted = v["accepted"].as_array().expect("accepted");
-    // Each Alhambra first accepted once, then the one change: the tile laid.
-    let changes: Vec<&serde_json::Value> = accepted
-        .iter()
-        .filter(|a| a["initial"] == false)
-        .flat_map(|a| a["changes"].as_array().expect("changes"))
-        .collect();
-    assert_eq!(changes.len(), 1, "{changes:?}");
-    assert_eq!(changes[0]["change"], "added");
-    assert_eq!(
-        changes[0]["building"],
-        serde_json::to_value(added.piece.building).expect("a building")
-    );
-    let finals = v["alhambras"].as_array().expect("alhambras");
-    assert!(!finals.is_empty());
-    assert!(
-        finals.iter().all(|a| a["layout"]["tiles"].is_array()),
-        "{finals:?}"
-    );
     // In words, the same as it happens.
     let o = alhambra(&["watch", "synthetic:2:tile"]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
     let text = stdout(&o);
-    let building = serde_json::to_value(added.piece.building).expect("a building");
     let said = format!("{} added at", building.as_str().expect("a name"));
     assert!(text.contains(&said), "{text}");
     assert!(text.contains("frames,"), "{text}");
@@ -1801,17 +1805,10 @@ fn watch_tells_the_tile_a_hand_puts_down_as_it_happens() {
 
 #[test]
 fn watch_reads_a_folder_of_photos_taken_after_each_turn() {
-    use alhambra_vision::source::{Story, SyntheticOptions, SyntheticScene};
     use opencv::core::Vector;
     use opencv::imgcodecs;
     // Two photos of one table: before and after a tile is laid.
-    let mut opts = SyntheticOptions {
-        story: Story::TileAdded,
-        ..SyntheticOptions::default()
-    };
-    opts.scene.seed = 2;
-    let scene = SyntheticScene::new(opts).expect("the sequence renders");
-    let added = scene.added_tile().expect("the tile story adds a tile");
+    let (scene, building) = tile_scene();
     let dir = scratch("turns");
     for (name, image) in [
         ("1.png", scene.clean_before()),
@@ -1825,19 +1822,7 @@ fn watch_reads_a_folder_of_photos_taken_after_each_turn() {
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
     let v = json(&o);
     assert_eq!(v["frames"], 10);
-    let changes: Vec<&serde_json::Value> = v["accepted"]
-        .as_array()
-        .expect("accepted")
-        .iter()
-        .filter(|a| a["initial"] == false)
-        .flat_map(|a| a["changes"].as_array().expect("changes"))
-        .collect();
-    assert_eq!(changes.len(), 1, "{changes:?}");
-    assert_eq!(changes[0]["change"], "added");
-    assert_eq!(
-        changes[0]["building"],
-        serde_json::to_value(added.piece.building).expect("a building")
-    );
+    assert_one_tile_added(&v, &building);
     // Shown once each, the photos never settle: nothing is accepted, and the text says
     // what to do.
     let o = alhambra(&["watch", arg(&dir), "--json"]);
@@ -1849,18 +1834,12 @@ fn watch_reads_a_folder_of_photos_taken_after_each_turn() {
 
 #[test]
 fn watch_reads_a_video_file() {
-    use alhambra_vision::source::{FrameSource, Story, SyntheticOptions, SyntheticScene};
+    use alhambra_vision::source::FrameSource;
     use opencv::prelude::*;
     use opencv::videoio;
     // The rendered tile-laying sequence as a motion-JPEG AVI (OpenCV's own writer and
     // reader: no FFmpeg needed).
-    let mut opts = SyntheticOptions {
-        story: Story::TileAdded,
-        ..SyntheticOptions::default()
-    };
-    opts.scene.seed = 2;
-    let mut scene = SyntheticScene::new(opts).expect("the sequence renders");
-    let added = scene.added_tile().expect("the tile story adds a tile");
+    let (mut scene, building) = tile_scene();
     let video = scratch("video").join("table.avi");
     let first = scene.clean_before().size().expect("a size");
     let fourcc = videoio::VideoWriter::fourcc('M', 'J', 'P', 'G').expect("a codec");
@@ -1885,18 +1864,7 @@ fn watch_reads_a_video_file() {
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
     let v = json(&o);
     assert_eq!(v["frames"].as_u64(), Some(scene.len()));
-    let changes: Vec<&serde_json::Value> = v["accepted"]
-        .as_array()
-        .expect("accepted")
-        .iter()
-        .filter(|a| a["initial"] == false)
-        .flat_map(|a| a["changes"].as_array().expect("changes"))
-        .collect();
-    assert_eq!(changes.len(), 1, "{changes:?}");
-    assert_eq!(
-        changes[0]["building"],
-        serde_json::to_value(added.piece.building).expect("a building")
-    );
+    assert_one_tile_added(&v, &building);
 }
 
 #[test]
