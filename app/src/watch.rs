@@ -23,7 +23,8 @@ use std::time::Instant;
 /// on which a hand lays a tile.
 const DEMO: &str = "synthetic:2:tile";
 
-/// `alhambra watch [SOURCE] [--profile P.json] [--camera C.json] [--marker-mm 40] [--frames N] [--json]`
+/// `alhambra watch [SOURCE] [--profile P.json] [--camera C.json] [--marker-mm 40 | --sheet S.json]
+/// [--hold N] [--frames N] [--game-out GAME.json] [--overlay FILE.png] [--json]`
 #[derive(Debug, clap::Args)]
 pub struct WatchArgs {
     /// Where the frames come from: `camera` or `camera:N` (a webcam), a video file, a
