@@ -11,6 +11,14 @@ pub struct Args {
     /// What to do; without one, the companion app opens.
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The companion app's frames (without a command): `camera:N`, a video file, a folder
+    /// of photos, a stream URL or `synthetic[:SEED[:tile]]`. Default: the camera, or the
+    /// demo footage when none is found.
+    #[arg(long, value_name = "SOURCE")]
+    pub source: Option<String>,
+    /// The companion app's options (without a command).
+    #[command(flatten)]
+    pub companion: crate::companion::CompanionArgs,
 }
 
 /// The subcommands.
@@ -35,6 +43,8 @@ pub enum Command {
     /// Follows a table through a camera, a video, a folder of photos or a rendered
     /// sequence: each layout accepted, each change with the rules it breaks, as it happens.
     Watch(crate::watch::WatchArgs),
+    /// The companion app on the demo footage: a rendered table on which a hand lays a tile.
+    Demo(crate::companion::CompanionArgs),
 }
 
 /// `alhambra calibrate ...`
@@ -96,6 +106,7 @@ mod tests {
     fn scan_takes_several_images_and_its_options() {
         let Ok(Args {
             command: Some(Command::Scan(a)),
+            ..
         }) = parse(&["scan", "a.jpg", "b.png", "--json", "--marker-mm", "50"])
         else {
             panic!("scan parses");
@@ -111,6 +122,7 @@ mod tests {
     fn calibrate_appearance_takes_one_labels_file_per_image() {
         let Ok(Args {
             command: Some(Command::Calibrate(CalibrateCommand::Appearance(a))),
+            ..
         }) = parse(&[
             "calibrate",
             "appearance",
@@ -138,6 +150,7 @@ mod tests {
     fn synth_and_eval_defaults() {
         let Ok(Args {
             command: Some(Command::Synth(s)),
+            ..
         }) = parse(&["synth", "--seed", "7", "--out", "d"])
         else {
             panic!("synth parses");
@@ -150,6 +163,7 @@ mod tests {
         assert!(parse(&["synth", "--seed", "1", "--out", "d", "--count", "0"]).is_err());
         let Ok(Args {
             command: Some(Command::Eval(e)),
+            ..
         }) = parse(&["eval", "photos", "--json"])
         else {
             panic!("eval parses");

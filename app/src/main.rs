@@ -6,6 +6,7 @@ mod appearance;
 mod calibrate;
 mod check;
 mod cli;
+mod companion;
 mod eval;
 mod images;
 mod input;
@@ -16,6 +17,7 @@ mod reading;
 mod scan;
 mod score;
 mod synth;
+mod telling;
 mod watch;
 
 use clap::Parser;
@@ -45,11 +47,13 @@ fn main() -> ExitCode {
         Some(cli::Command::Synth(a)) => synth::run(&a),
         Some(cli::Command::Eval(a)) => eval::run(&a),
         Some(cli::Command::Watch(a)) => watch::run(&a),
+        Some(cli::Command::Demo(a)) => companion::run(&a, companion::Source::Demo),
         None => {
-            eprintln!(
-                "alhambra: the companion app is not built yet; the commands that work are listed by `alhambra --help`"
-            );
-            return ExitCode::from(2);
+            let source = match args.source {
+                Some(spec) => companion::Source::Named(spec),
+                None => companion::Source::CameraOrDemo,
+            };
+            companion::run(&args.companion, source)
         }
     };
     match result {

@@ -9,7 +9,7 @@ use crate::output::say;
 use crate::reading::ReadingArgs;
 use alhambra_calibration::camera::write_atomically;
 use alhambra_engine::layout::{GameFile, LayoutFile, PlayerEntry};
-use alhambra_engine::{Alhambra, Change, Piece, Violation, picture};
+use alhambra_engine::{Change, Piece, Violation, picture};
 use alhambra_vision::source::{Frame, SourceError, open_source};
 use alhambra_vision::tracker::{Accepted, Tracker};
 use alhambra_vision::{ScanResult, overlay};
@@ -335,46 +335,16 @@ fn save_game(path: &Path, tracker: &Tracker) -> Result<()> {
     write_atomically(path, text.as_bytes()).map_err(|e| anyhow!("{e}"))
 }
 
-/// An acceptance in words: a first layout with its size and legality, or each change with
-/// the rules it breaks.
+/// An acceptance in words, each line headed by the frame, the time and the Alhambra.
 fn tell(frame: u64, seconds: f64, a: &Accepted) -> String {
     let at = format!("frame {frame} ({seconds:.1} s): Alhambra {}", a.id);
-    if a.initial {
-        let n = a.layout.len();
-        let tiles = if n == 1 { "tile" } else { "tiles" };
-        return format!("{at}: {n} {tiles}{}", legality(&a.layout));
-    }
-    let mut lines: Vec<String> = a
-        .changes
-        .iter()
-        .map(|c| {
-            if c.is_legal() {
-                format!("{at}: {}: legal", c.summary())
-            } else {
-                let broken: Vec<&str> = c.violations.iter().map(|v| v.message.as_str()).collect();
-                format!("{at}: {}: ILLEGAL: {}", c.summary(), broken.join("; "))
-            }
-        })
-        .collect();
-    if !a.corrections.is_empty() {
-        lines.push(format!(
-            "{at}: walls read again on {} tile(s)",
-            a.corrections.len()
-        ));
-    }
+    let lines = crate::telling::tell(a);
     if lines.is_empty() {
-        lines.push(format!("{at}: accepted again, unchanged"));
+        return format!("{at}: accepted again, unchanged");
     }
-    lines.join("\n")
-}
-
-/// ", legal" or the rules the layout breaks.
-fn legality(layout: &Alhambra) -> String {
-    let broken = layout.check();
-    if broken.is_empty() {
-        ", legal".to_owned()
-    } else {
-        let messages: Vec<&str> = broken.iter().map(|v| v.message.as_str()).collect();
-        format!(", breaks: {}", messages.join("; "))
-    }
+    lines
+        .iter()
+        .map(|l| format!("{at}: {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }

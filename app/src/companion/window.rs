@@ -1,0 +1,827 @@
+//! The companion's window: the picture with the Alhambras drawn over it, and beside it the
+//! players, the tile being corrected, the scoring rounds and what happened.
+//!
+//! [`Companion::logic`] takes what the vision worker handed over; [`Companion::ui`] draws.
+//! Tests drive both without a worker (see [`Companion::show_frame`]).
+
+use super::cells::Cells;
+use super::picture::Picture;
+use super::session::Session;
+use super::worker::{Report, Shown, Worker};
+use alhambra_engine::scoring::{RoundScore, ScoringRound, score_round};
+use alhambra_engine::track::{Outcome as GameOutcome, ScoreTrack};
+use alhambra_engine::wall::longest_wall;
+use alhambra_engine::{Alhambra, Building, Piece, Pos, Side, Walls, catalogue};
+use alhambra_vision::geometry::Point;
+use alhambra_vision::tracker::{AlhambraState, Wait};
+use egui::{Color32, Pos2, Rect, Stroke, Vec2};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// Lines of the log kept on screen.
+const LOG_LINES: usize = 200;
+
+/// A tile read less surely than this is marked on the picture.
+const UNSURE: f32 = 0.8;
+
+/// How the window was started.
+pub struct Options {
+    /// The source's name, shown in the title bar.
+    pub source: String,
+    /// Said at the top while it runs (no camera found: the demo instead).
+    pub notice: Option<String>,
+    /// Where the session is saved.
+    pub session_path: PathBuf,
+    /// Close once the worker has ended.
+    pub close_when_done: bool,
+}
+
+/// The latest frame's state.
+struct Latest {
+    frame_index: u64,
+    calm: bool,
+    read_ms: f64,
+    alhambras: Vec<AlhambraState>,
+}
+
+/// The window's whole state.
+pub struct Companion {
+    options: Options,
+    worker: Option<Worker>,
+    session: Session,
+    save_error: Option<String>,
+    /// The picture waiting to be uploaded, and the texture showing the last one.
+    pending_picture: Option<Picture>,
+    texture: Option<egui::TextureHandle>,
+    picture_size: [usize; 2],
+    latest: Option<Latest>,
+    /// Where each Alhambra's cells lie (by tracker id), from the last read of it.
+    cells: HashMap<usize, Cells>,
+    /// How surely each tile was last read (by tracker id and layout cell).
+    confidence: HashMap<(usize, Pos), f32>,
+    log: Vec<String>,
+    /// The cell being corrected: tracker id and layout cell.
+    selected: Option<(usize, Pos)>,
+    /// A round's result waiting for the players' word.
+    proposal: Option<RoundScore>,
+    /// Why the last attempt to record a round failed.
+    track_error: Option<String>,
+    /// The worker's end (the source ended, or reading failed).
+    ended: Option<String>,
+}
+
+impl Companion {
+    /// A window over `session`, fed by `worker` (none in tests).
+    pub fn new(options: Options, session: Session, worker: Option<Worker>) -> Companion {
+        let mut log = Vec::new();
+        if let Some(notice) = &options.notice {
+            log.push(notice.clone());
+        }
+        if !session.players.is_empty() {
+            log.push(format!(
+                "continuing the game saved in {}",
+                options.session_path.display()
+            ));
+        }
+        Companion {
+            options,
+            worker,
+            session,
+            save_error: None,
+            pending_picture: None,
+            texture: None,
+            picture_size: [0, 0],
+            latest: None,
+            cells: HashMap::new(),
+            confidence: HashMap::new(),
+            log,
+            selected: None,
+            proposal: None,
+            track_error: None,
+            ended: None,
+        }
+    }
+
+    /// The session as it stands.
+    #[cfg(test)]
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// Takes what the worker handed over since the last call.
+    pub fn logic(&mut self, ctx: &egui::Context) {
+        let Some(worker) = &self.worker else {
+            return;
+        };
+        let (frame, end) = worker.take();
+        if let Some(shown) = frame {
+            self.show_frame(*shown);
+        }
+        if let Some(end) = end {
+            self.ended = Some(match end {
+                Report::Ended => "the source has no more frames".to_owned(),
+                Report::Failed(why) => format!("reading stopped: {why}"),
+            });
+            if let Some(e) = &self.ended {
+                self.log.push(e.clone());
+            }
+            if self.options.close_when_done {
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+        }
+    }
+
+    /// Takes one frame and what the tracker made of it.
+    pub fn show_frame(&mut self, shown: Shown) {
+        if let Some(read) = &shown.read {
+            for state in &shown.alhambras {
+                let near = read.alhambras.iter().min_by(|a, b| {
+                    let d = |x: &alhambra_vision::ScannedAlhambra| {
+                        (f64::from(x.fountain_px[0]) - state.fountain_px[0])
+                            .hypot(f64::from(x.fountain_px[1]) - state.fountain_px[1])
+                    };
+                    d(a).total_cmp(&d(b))
+                });
+                let Some(near) = near else { continue };
+                let d = (f64::from(near.fountain_px[0]) - state.fountain_px[0])
+                    .hypot(f64::from(near.fountain_px[1]) - state.fountain_px[1]);
+                if !state.seen || d > 0.5 * state.tile_px.max(1.0) {
+                    continue;
+                }
+                let cells = Cells::of(near, state.turns);
+                if !cells.is_empty() {
+                    self.cells.insert(state.id, cells);
+                }
+                self.confidence.retain(|(id, _), _| *id != state.id);
+                for t in &near.tiles {
+                    let pos = (0..state.turns % 4)
+                        .fold(Pos::new(t.x, t.y), |p, _| p.rotated_clockwise());
+                    self.confidence
+                        .insert((state.id, pos), t.confidence.unwrap_or(1.0));
+                }
+            }
+        }
+        let mut changed = false;
+        for (id, layout, lines) in &shown.accepted {
+            self.session.accept(*id, layout);
+            let name = self.session.player_for(*id).name.clone();
+            for line in lines {
+                self.log.push(format!("{name}: {line}"));
+            }
+            changed = true;
+        }
+        if changed {
+            self.save();
+        }
+        self.pending_picture = Some(shown.picture);
+        self.latest = Some(Latest {
+            frame_index: shown.frame_index,
+            calm: shown.calm,
+            read_ms: shown.read_ms,
+            alhambras: shown.alhambras,
+        });
+        let excess = self.log.len().saturating_sub(LOG_LINES);
+        self.log.drain(..excess);
+    }
+
+    /// Saves the session; a failure is shown, never fatal.
+    fn save(&mut self) {
+        self.save_error = self
+            .session
+            .save(&self.options.session_path)
+            .err()
+            .map(|e| format!("{e:#}"));
+    }
+
+    /// Draws the window.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        if let Some(p) = self.pending_picture.take() {
+            self.picture_size = p.size();
+            match &mut self.texture {
+                Some(t) => t.set(p.image, egui::TextureOptions::LINEAR),
+                None => {
+                    self.texture =
+                        Some(ui.ctx().load_texture("frame", p.image, egui::TextureOptions::LINEAR))
+                }
+            }
+        }
+        egui::Panel::top("status").show(ui, |ui| self.status_bar(ui));
+        egui::Panel::right("game")
+            .default_size(380.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| self.game_panel(ui));
+            });
+        egui::CentralPanel::default().show(ui, |ui| self.picture(ui));
+    }
+
+    fn status_bar(&self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            ui.heading("Alhambra table companion");
+            ui.separator();
+            ui.label(&self.options.source);
+            if let Some(l) = &self.latest {
+                ui.separator();
+                ui.label(format!("frame {} ({:.0} ms)", l.frame_index, l.read_ms));
+                ui.separator();
+                if l.calm {
+                    ui.label("table calm");
+                } else {
+                    ui.colored_label(Color32::YELLOW, "hand or motion over the table: waiting");
+                }
+            } else if self.ended.is_none() {
+                ui.separator();
+                ui.label("starting…");
+            }
+        });
+        if let Some(n) = &self.options.notice {
+            ui.colored_label(Color32::LIGHT_BLUE, n);
+        }
+        if let Some(e) = &self.save_error {
+            ui.colored_label(Color32::RED, format!("the game is not saved: {e}"));
+        }
+    }
+
+    /// The players, the tile being corrected, the scoring and the log.
+    fn game_panel(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Players");
+        if self.session.players.is_empty() {
+            ui.label("No Alhambra read yet: each player's fountain must be in view.");
+        }
+        let names_fixed = self.session.track.is_some();
+        let mut renamed = false;
+        let waits: HashMap<usize, Option<Wait>> = self
+            .latest
+            .iter()
+            .flat_map(|l| &l.alhambras)
+            .map(|s| (s.id, s.wait.clone()))
+            .collect();
+        for k in 0..self.session.players.len() {
+            let id = self.session.players[k].alhambra;
+            let layout = self.session.layout(id);
+            ui.horizontal(|ui| {
+                swatch(ui, player_colour(k));
+                if names_fixed {
+                    ui.strong(&self.session.players[k].name);
+                } else {
+                    let label = ui.weak(format!("player {}", k + 1));
+                    let r = ui
+                        .add(
+                            egui::TextEdit::singleline(&mut self.session.players[k].name)
+                                .desired_width(120.0),
+                        )
+                        .labelled_by(label.id);
+                    renamed |= r.changed();
+                }
+                if let Some(l) = &layout {
+                    ui.label(format!("{} tiles, wall {}", l.len(), longest_wall(l).length));
+                }
+            });
+            if let Some(l) = &layout {
+                for v in l.check() {
+                    ui.colored_label(Color32::from_rgb(255, 90, 90), format!("  {}", v.message));
+                }
+            }
+            if let Some(Some(wait)) = waits.get(&id) {
+                ui.weak(format!("  {wait}"));
+            }
+        }
+        if renamed {
+            self.save();
+        }
+        ui.separator();
+        self.correction_panel(ui);
+        ui.separator();
+        self.scoring_panel(ui);
+        ui.separator();
+        ui.heading("What happened");
+        for line in self.log.iter().rev().take(40) {
+            ui.label(line);
+        }
+    }
+
+    /// The tile being corrected: what it is, with a button per building and per wall.
+    fn correction_panel(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Correct a tile");
+        let Some((id, pos)) = self.selected else {
+            ui.label("Click a tile on the picture (or an empty cell beside an Alhambra), then what it is.");
+            return;
+        };
+        let name = self.session.player_for(id).name.clone();
+        let now = self.session.layout(id).and_then(|l| l.get(pos));
+        ui.label(format!("{name}, cell {pos}: {}", describe(now)));
+        if now.is_some_and(|p| p.building == Building::Fountain) {
+            ui.label("The fountain is where the grid starts: it cannot change.");
+            if ui.button("Done").clicked() {
+                self.selected = None;
+            }
+            return;
+        }
+        let mut said: Option<Option<Piece>> = None;
+        ui.horizontal_wrapped(|ui| {
+            for b in Building::ALL.into_iter().filter(|b| *b != Building::Fountain) {
+                let on = now.is_some_and(|p| p.building == b);
+                let text = egui::RichText::new(b.name()).color(building_colour(b));
+                if ui.selectable_label(on, text).clicked() {
+                    let walls = now.map_or(Walls::NONE, |p| p.walls);
+                    said = Some(Some(Piece::new(b, walls)));
+                }
+            }
+            if ui.selectable_label(now.is_none(), "no tile").clicked() {
+                said = Some(None);
+            }
+        });
+        if let Some(piece) = now {
+            ui.horizontal(|ui| {
+                ui.label("walls:");
+                for side in Side::ALL {
+                    let on = piece.walls.has(side);
+                    if ui.selectable_label(on, side.name()).clicked() {
+                        let walls = if on {
+                            piece.walls.without(side)
+                        } else {
+                            piece.walls.with(side)
+                        };
+                        said = Some(Some(Piece::new(piece.building, walls)));
+                    }
+                }
+            });
+            let printed = catalogue()
+                .iter()
+                .any(|t| t.building == piece.building && t.walls == piece.walls);
+            if !printed {
+                ui.colored_label(
+                    Color32::YELLOW,
+                    "no tile of the game has this building with these walls",
+                );
+            }
+        }
+        ui.horizontal(|ui| {
+            if self.session.is_corrected(id, pos) && ui.button("As the camera read it").clicked() {
+                let read = self.session.players.iter().find(|p| p.alhambra == id).and_then(
+                    |p| p.layout.as_ref()?.to_alhambra().ok()?.get(pos),
+                );
+                said = Some(read);
+            }
+            if ui.button("Done").clicked() {
+                self.selected = None;
+            }
+        });
+        if let Some(tile) = said {
+            self.session.correct(id, pos, tile);
+            self.log
+                .push(format!("{name}: cell {pos} corrected: {}", describe(tile)));
+            self.save();
+        }
+    }
+
+    /// The next round's button, its result waiting for the players' word, and the track.
+    fn scoring_panel(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Scoring");
+        let track = self.session.track.clone();
+        let next = track
+            .as_ref()
+            .map_or(Some(ScoringRound::First), ScoreTrack::next_round);
+        if let Some(proposal) = self.proposal.clone() {
+            ui.label(format!(
+                "Round {}, from the layouts now accepted:",
+                proposal.round.number()
+            ));
+            breakdown(ui, &proposal);
+            ui.horizontal(|ui| {
+                if ui
+                    .button(format!("Add round {} to the track", proposal.round.number()))
+                    .clicked()
+                {
+                    self.record(&proposal);
+                }
+                if ui.button("Not yet").clicked() {
+                    self.proposal = None;
+                }
+            });
+        } else if let Some(round) = next {
+            let players = self.session.scored_players();
+            let calm = self.latest.as_ref().is_none_or(|l| l.calm);
+            let label = format!("Score round {}", round.number());
+            let button = ui.add_enabled(!players.is_empty(), egui::Button::new(label));
+            if players.is_empty() {
+                ui.weak("No Alhambra accepted yet.");
+            } else if !calm {
+                ui.weak("A hand is over the table: the layouts shown are the last ones read calm.");
+            }
+            if button.clicked() {
+                let named: Vec<(&str, &Alhambra)> =
+                    players.iter().map(|(n, a)| (n.as_str(), a)).collect();
+                self.proposal = Some(score_round(round, &named));
+                self.track_error = None;
+            }
+        }
+        if let Some(e) = &self.track_error {
+            ui.colored_label(Color32::RED, e);
+        }
+        if let Some(track) = &track {
+            score_track(ui, track);
+        }
+    }
+
+    /// Puts a round's result on the track (started with its players at the first round).
+    fn record(&mut self, score: &RoundScore) {
+        let mut track = self.session.track.clone().unwrap_or_else(|| {
+            ScoreTrack::new(score.players.iter().map(|p| p.name.clone()))
+        });
+        match track.record(score) {
+            Ok(()) => {
+                let totals: Vec<String> = score
+                    .players
+                    .iter()
+                    .map(|p| format!("{} {}", p.name, p.total))
+                    .collect();
+                self.log.push(format!(
+                    "round {} scored: {}",
+                    score.round.number(),
+                    totals.join(", ")
+                ));
+                self.session.track = Some(track);
+                self.proposal = None;
+                self.track_error = None;
+                self.save();
+            }
+            Err(e) => self.track_error = Some(format!("not recorded: {e}")),
+        }
+    }
+
+    /// The picture with every Alhambra drawn over it; a click picks a cell to correct.
+    fn picture(&mut self, ui: &mut egui::Ui) {
+        let Some(texture) = &self.texture else {
+            ui.centered_and_justified(|ui| {
+                ui.label(match &self.ended {
+                    Some(e) => e.clone(),
+                    None => "Waiting for the first frame…".to_owned(),
+                });
+            });
+            return;
+        };
+        let [w, h] = self.picture_size.map(|v| v.max(1) as f32);
+        let room = ui.available_size();
+        let scale = (room.x / w).min(room.y / h);
+        let (response, painter) =
+            ui.allocate_painter(Vec2::new(w * scale, h * scale), egui::Sense::click());
+        let rect = response.rect;
+        painter.image(
+            texture.id(),
+            rect,
+            Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0)),
+            Color32::WHITE,
+        );
+        let to_screen = |p: Point| Pos2::new(rect.min.x + p[0] as f32 * scale, rect.min.y + p[1] as f32 * scale);
+        self.draw_overlay(&painter, &to_screen);
+        if response.clicked()
+            && let Some(at) = response.interact_pointer_pos()
+        {
+            let p = [
+                f64::from((at.x - rect.min.x) / scale),
+                f64::from((at.y - rect.min.y) / scale),
+            ];
+            self.selected = self.cell_at(p);
+        }
+    }
+
+    /// The Alhambra cell under image point `p`.
+    fn cell_at(&self, p: Point) -> Option<(usize, Pos)> {
+        let mut ids: Vec<&usize> = self.cells.keys().collect();
+        ids.sort();
+        ids.into_iter()
+            .find_map(|id| self.cells[id].cell_at(p, 1).map(|pos| (*id, pos)))
+    }
+
+    fn draw_overlay(&self, painter: &egui::Painter, to_screen: &dyn Fn(Point) -> Pos2) {
+        for (k, player) in self.session.players.iter().enumerate() {
+            let id = player.alhambra;
+            let (Some(cells), Some(layout)) = (self.cells.get(&id), self.session.layout(id))
+            else {
+                continue;
+            };
+            let illegal: Vec<Pos> = layout.check().iter().map(|v| v.pos).collect();
+            for (pos, piece) in layout.tiles() {
+                let Some(q) = cells.quad(pos) else { continue };
+                let pts: Vec<Pos2> = q.iter().map(|p| to_screen(*p)).collect();
+                let colour = building_colour(piece.building);
+                painter.add(egui::Shape::convex_polygon(
+                    pts.clone(),
+                    colour.gamma_multiply(0.18),
+                    Stroke::new(2.0, colour),
+                ));
+                for side in piece.walls.sides() {
+                    if let Some((a, b)) = cells.side(pos, side) {
+                        painter.line_segment(
+                            [to_screen(a), to_screen(b)],
+                            Stroke::new(5.0, Color32::from_rgb(70, 40, 20)),
+                        );
+                    }
+                }
+                let centre = pts.iter().fold(Vec2::ZERO, |s, p| s + p.to_vec2()) / 4.0;
+                let centre = centre.to_pos2();
+                if self.session.is_corrected(id, pos) {
+                    painter.circle_filled(centre, 5.0, Color32::YELLOW);
+                } else if self
+                    .confidence
+                    .get(&(id, pos))
+                    .is_some_and(|c| *c < UNSURE)
+                {
+                    painter.text(
+                        centre,
+                        egui::Align2::CENTER_CENTER,
+                        "?",
+                        egui::FontId::proportional(22.0),
+                        Color32::YELLOW,
+                    );
+                }
+                if illegal.contains(&pos) {
+                    painter.add(egui::Shape::closed_line(
+                        pts,
+                        Stroke::new(3.0, Color32::RED),
+                    ));
+                }
+            }
+            for seg in longest_wall(&layout).segments {
+                if let Some((a, b)) = cells.side(seg.pos, seg.side) {
+                    painter.line_segment(
+                        [to_screen(a), to_screen(b)],
+                        Stroke::new(2.5, Color32::from_rgb(255, 170, 0)),
+                    );
+                }
+            }
+            if let Some(q) = cells.quad(Pos::ORIGIN) {
+                painter.text(
+                    to_screen(q[0]),
+                    egui::Align2::LEFT_BOTTOM,
+                    &player.name,
+                    egui::FontId::proportional(16.0),
+                    player_colour(k),
+                );
+            }
+        }
+        if let Some((id, pos)) = self.selected
+            && let Some(q) = self.cells.get(&id).and_then(|c| c.quad(pos))
+        {
+            painter.add(egui::Shape::closed_line(
+                q.iter().map(|p| to_screen(*p)).collect(),
+                Stroke::new(3.0, Color32::WHITE),
+            ));
+        }
+    }
+}
+
+impl eframe::App for Companion {
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        Companion::logic(self, ctx);
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        Companion::ui(self, ui);
+    }
+}
+
+/// A round's points per player and building.
+fn breakdown(ui: &mut egui::Ui, score: &RoundScore) {
+    egui::Grid::new("breakdown").striped(true).show(ui, |ui| {
+        ui.strong("player");
+        for b in Building::ALL.into_iter().filter(|b| *b != Building::Fountain) {
+            ui.colored_label(building_colour(b), &b.name()[..3]);
+        }
+        ui.strong("wall");
+        ui.strong("total");
+        ui.end_row();
+        for p in &score.players {
+            ui.label(&p.name);
+            for b in Building::ALL.into_iter().filter(|b| *b != Building::Fountain) {
+                ui.label(p.buildings.get(b).to_string());
+            }
+            ui.label(p.wall.to_string());
+            ui.strong(p.total.to_string());
+            ui.end_row();
+        }
+    });
+}
+
+/// The score track: each round's points and the sums, and the winner once it is over.
+fn score_track(ui: &mut egui::Ui, track: &ScoreTrack) {
+    ui.label("Score track");
+    egui::Grid::new("track").striped(true).show(ui, |ui| {
+        ui.strong("player");
+        for r in 1..=track.rounds_scored() {
+            ui.strong(format!("round {r}"));
+        }
+        ui.strong("total");
+        ui.end_row();
+        let totals = track.totals();
+        for (k, name) in track.players().iter().enumerate() {
+            ui.label(name);
+            for r in 1..=track.rounds_scored() {
+                let points = ScoringRound::from_number(r as u8)
+                    .and_then(|round| track.round(round))
+                    .and_then(|t| t.get(k).copied())
+                    .unwrap_or(0);
+                ui.label(points.to_string());
+            }
+            ui.strong(totals.get(k).copied().unwrap_or(0).to_string());
+            ui.end_row();
+        }
+    });
+    match track.outcome() {
+        Some(GameOutcome::Winner(name)) => {
+            ui.strong(format!("{name} wins"));
+        }
+        Some(GameOutcome::Draw(names)) => {
+            ui.strong(format!("a draw between {}", names.join(" and ")));
+        }
+        None => {}
+    }
+}
+
+/// A small square of a player's colour.
+fn swatch(ui: &mut egui::Ui, colour: Color32) {
+    let (rect, _) = ui.allocate_exact_size(Vec2::splat(12.0), egui::Sense::hover());
+    ui.painter().rect_filled(rect, 2.0, colour);
+}
+
+/// "garden, walls N E" or "no tile".
+fn describe(tile: Option<Piece>) -> String {
+    match tile {
+        None => "no tile".to_owned(),
+        Some(p) if p.walls == Walls::NONE => p.building.name().to_owned(),
+        Some(p) => format!("{}, walls {}", p.building.name(), p.walls.letters()),
+    }
+}
+
+/// A building's colour on the overlay (the colour of its tiles, RULES.md).
+fn building_colour(b: Building) -> Color32 {
+    match b {
+        Building::Fountain => Color32::from_rgb(0, 220, 255),
+        Building::Pavilion => Color32::from_rgb(110, 190, 240),
+        Building::Seraglio => Color32::from_rgb(230, 50, 50),
+        Building::Arcades => Color32::from_rgb(170, 110, 50),
+        Building::Chambers => Color32::from_rgb(245, 245, 245),
+        Building::Garden => Color32::from_rgb(50, 200, 60),
+        Building::Tower => Color32::from_rgb(180, 80, 210),
+    }
+}
+
+/// A player's colour (their name on the picture and in the list).
+fn player_colour(k: usize) -> Color32 {
+    const COLOURS: [Color32; 6] = [
+        Color32::from_rgb(255, 200, 0),
+        Color32::from_rgb(0, 200, 255),
+        Color32::from_rgb(255, 100, 180),
+        Color32::from_rgb(120, 255, 120),
+        Color32::from_rgb(255, 140, 60),
+        Color32::from_rgb(190, 160, 255),
+    ];
+    COLOURS[k % COLOURS.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alhambra_engine::layout::LayoutFile;
+    use alhambra_vision::geometry::UNIT_CELL;
+    use alhambra_vision::{ScanResult, ScannedAlhambra, ScannedTile};
+    use egui_kittest::Harness;
+    use egui_kittest::kittest::Queryable;
+    use opencv::core::{CV_8UC3, Mat, Scalar};
+
+    /// A fountain with a garden east of it, walled north, read on 40-pixel cells of a
+    /// 320 x 240 picture; the fountain at (100, 100).
+    fn frame(index: u64) -> Shown {
+        let layout = Alhambra::from_pieces([
+            (Pos::ORIGIN, Piece::new(Building::Fountain, Walls::NONE)),
+            (
+                Pos::new(1, 0),
+                Piece::new(Building::Garden, Walls::of(&[Side::North])),
+            ),
+        ])
+        .unwrap_or_default();
+        let tiles = LayoutFile::from_alhambra(&layout)
+            .tiles
+            .into_iter()
+            .map(|t| {
+                let c = [100.0 + 40.0 * t.x as f32, 100.0 + 40.0 * t.y as f32];
+                ScannedTile {
+                    x: t.x,
+                    y: t.y,
+                    building: t.building,
+                    walls: t.walls,
+                    confidence: Some(0.99),
+                    corners_px: Some(UNIT_CELL.map(|u| {
+                        [c[0] + 40.0 * u[0] as f32, c[1] + 40.0 * u[1] as f32]
+                    })),
+                    occluded: false,
+                }
+            })
+            .collect();
+        let image = Mat::new_rows_cols_with_default(240, 320, CV_8UC3, Scalar::all(90.0))
+            .unwrap_or_default();
+        let state = AlhambraState {
+            id: 0,
+            fountain_px: [100.0, 100.0],
+            tile_px: 40.0,
+            seen: true,
+            accepted: Some(layout.clone()),
+            violations: Vec::new(),
+            accepted_at: Some(0),
+            last_changes: Vec::new(),
+            reading: Some(layout.clone()),
+            turns: 0,
+            wait: None,
+        };
+        Shown {
+            frame_index: index,
+            picture: Picture::of(&image).unwrap_or_else(|e| panic!("{e}")),
+            calm: true,
+            read: Some(ScanResult {
+                image: "table".into(),
+                alhambras: vec![ScannedAlhambra {
+                    fountain_px: [100.0, 100.0],
+                    tiles,
+                }],
+                meta: Default::default(),
+            }),
+            alhambras: vec![state],
+            accepted: if index == 0 {
+                vec![(0, layout, vec!["2 tiles, legal".into()])]
+            } else {
+                Vec::new()
+            },
+            read_ms: 5.0,
+        }
+    }
+
+    fn companion(session_path: PathBuf) -> Companion {
+        let options = Options {
+            source: "test".into(),
+            notice: None,
+            session_path,
+            close_when_done: false,
+        };
+        Companion::new(options, Session::default(), None)
+    }
+
+    fn temp_session(name: &str) -> PathBuf {
+        std::env::temp_dir()
+            .join(format!("alhambra-window-{}-{name}", std::process::id()))
+            .join("session.json")
+    }
+
+    #[test]
+    fn a_misread_tile_is_put_right_with_two_clicks_and_saved() {
+        let path = temp_session("correct");
+        let mut c = companion(path.clone());
+        c.show_frame(frame(0));
+        let mut harness = Harness::new_ui_state(|ui, c: &mut Companion| c.ui(ui), c);
+        harness.run();
+        harness.get_by_label("Player 1: 2 tiles, legal");
+        // First click: the garden on the picture (its cell's centre, 140, 100).
+        let picked = harness.state().cell_at([140.0, 100.0]);
+        assert_eq!(picked, Some((0, Pos::new(1, 0))));
+        harness.state_mut().selected = picked;
+        harness.run();
+        // Second click: what it is.
+        harness.get_by_label("tower").click();
+        harness.run();
+        let said = harness.state().session().layout(0).and_then(|l| l.get(Pos::new(1, 0)));
+        assert_eq!(said, Some(Piece::new(Building::Tower, Walls::of(&[Side::North]))));
+        // Saved at once, and it holds when the camera reads the table as before.
+        let saved = Session::load(&path).unwrap_or_else(|e| panic!("{e:#}"));
+        assert_eq!(saved.corrections.len(), 1);
+        harness.state_mut().show_frame(frame(1));
+        harness.run();
+        assert!(harness.state().session().is_corrected(0, Pos::new(1, 0)));
+        // A wall taken off by its button.
+        harness.get_by_label("north").click();
+        harness.run();
+        let said = harness.state().session().layout(0).and_then(|l| l.get(Pos::new(1, 0)));
+        assert_eq!(said, Some(Piece::new(Building::Tower, Walls::NONE)));
+        let _ = std::fs::remove_dir_all(path.parent().unwrap_or(&path));
+    }
+
+    #[test]
+    fn a_scoring_round_is_shown_then_put_on_the_track_when_confirmed() {
+        let path = temp_session("score");
+        let mut c = companion(path.clone());
+        c.show_frame(frame(0));
+        let mut harness = Harness::new_ui_state(|ui, c: &mut Companion| c.ui(ui), c);
+        harness.run();
+        harness.get_by_label("Score round 1").click();
+        harness.run();
+        // One player with one garden: first in gardens (5 in round 1), and its north wall
+        // a wall of one segment.
+        assert!(harness.state().session().track.is_none(), "not before the players' word");
+        harness.get_by_label("Add round 1 to the track").click();
+        harness.run();
+        let track = harness.state().session().track.clone().unwrap_or_default();
+        assert_eq!(track.round(ScoringRound::First), Some(&[6u32][..]));
+        harness.get_by_label("Score round 2");
+        let saved = Session::load(&path).unwrap_or_else(|e| panic!("{e:#}"));
+        assert_eq!(saved.track, Some(track));
+        let _ = std::fs::remove_dir_all(path.parent().unwrap_or(&path));
+    }
+}

@@ -1,0 +1,192 @@
+//! The vision worker: a named thread that owns the frame source and the tracker, reads
+//! frame after frame, and hands the window each frame with what the tracker made of it
+//! over a channel that holds one (a frame the window has not taken yet is replaced: the
+//! window shows the newest, never a queue). The window never waits on it.
+
+use super::picture::Picture;
+use alhambra_engine::Alhambra;
+use alhambra_vision::ScanResult;
+use alhambra_vision::scanner::Scanner;
+use alhambra_vision::source::FrameSource;
+use alhambra_vision::tracker::{AlhambraState, Tracker};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Frames of a file or a rendered sequence are shown at most this often: the tracker
+/// reads faster than a hand moves on most frames, and the demo should be watchable.
+const FILE_FRAME_INTERVAL: Duration = Duration::from_millis(200);
+
+/// One frame and what was made of it.
+pub struct Shown {
+    /// The frame's number from the source's start.
+    pub frame_index: u64,
+    /// The frame, ready for the screen.
+    pub picture: Picture,
+    /// Whether it was calm (no hand or motion over the table).
+    pub calm: bool,
+    /// What this frame's scan read, when it was read (image corners of every tile).
+    pub read: Option<ScanResult>,
+    /// Every Alhambra the tracker follows.
+    pub alhambras: Vec<AlhambraState>,
+    /// The layouts accepted in this frame, by Alhambra id, with the lines telling them.
+    pub accepted: Vec<(usize, Alhambra, Vec<String>)>,
+    /// How long reading the frame took.
+    pub read_ms: f64,
+}
+
+/// What the worker has to say.
+pub enum Report {
+    /// The source has no more frames.
+    Ended,
+    /// Reading failed; the worker stopped.
+    Failed(String),
+}
+
+/// The newest report not yet taken by the window, and whether any was lost unseen.
+#[derive(Default)]
+struct Mailbox {
+    /// The newest frame not yet taken.
+    frame: Option<Box<Shown>>,
+    /// Acceptances of frames replaced before the window took them: never lost.
+    accepted: Vec<(usize, Alhambra, Vec<String>)>,
+    /// The source ended or failed.
+    end: Option<Report>,
+}
+
+/// The running worker.
+pub struct Worker {
+    mailbox: Arc<Mutex<Mailbox>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Worker {
+    /// Starts reading `source` (opened by `open` on the worker's thread, as rendering the
+    /// demo table takes a moment) with `scanner`; `wake` is called after each report (the
+    /// window's repaint). `paced`: show frames no faster than a person watches (files and
+    /// rendered sequences; a camera paces itself).
+    pub fn start(
+        open: impl FnOnce() -> Result<Box<dyn FrameSource + Send>, String> + Send + 'static,
+        scanner: Scanner,
+        paced: bool,
+        frames: Option<u64>,
+        wake: impl Fn() + Send + 'static,
+    ) -> std::io::Result<Worker> {
+        let mailbox = Arc::new(Mutex::new(Mailbox::default()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let mailbox = Arc::clone(&mailbox);
+            let stop = Arc::clone(&stop);
+            std::thread::Builder::new()
+                .name("vision".into())
+                .spawn(move || {
+                    let end = match open() {
+                        Ok(source) => {
+                            run(source, scanner, paced, frames, &stop, &mailbox, &wake)
+                        }
+                        Err(e) => Report::Failed(e),
+                    };
+                    if let Ok(mut m) = mailbox.lock() {
+                        m.end = Some(end);
+                    }
+                    wake();
+                })?
+        };
+        Ok(Worker {
+            mailbox,
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// The newest frame since the last call (with every acceptance since, even of frames
+    /// not shown), and the end once it came.
+    pub fn take(&self) -> (Option<Box<Shown>>, Option<Report>) {
+        let Ok(mut m) = self.mailbox.lock() else {
+            return (None, Some(Report::Failed("the vision worker stopped".into())));
+        };
+        let mut frame = m.frame.take();
+        let missed = std::mem::take(&mut m.accepted);
+        if !missed.is_empty() {
+            if let Some(f) = frame.as_mut() {
+                let mut all = missed;
+                all.append(&mut f.accepted);
+                f.accepted = all;
+            }
+        }
+        (frame, m.end.take())
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            // A frame being read finishes first (at most a second or two).
+            let _ = t.join();
+        }
+    }
+}
+
+/// Reads frames until the source ends, `frames` were read, or the window closes.
+fn run(
+    mut source: Box<dyn FrameSource + Send>,
+    scanner: Scanner,
+    paced: bool,
+    frames: Option<u64>,
+    stop: &AtomicBool,
+    mailbox: &Mutex<Mailbox>,
+    wake: &dyn Fn(),
+) -> Report {
+    let described = source.describe();
+    let mut tracker = Tracker::new(scanner);
+    let mut count = 0u64;
+    while !stop.load(Ordering::Relaxed) && frames.is_none_or(|n| count < n) {
+        let started = Instant::now();
+        let mut frame = match source.next_frame() {
+            Ok(Some(frame)) => frame,
+            Ok(None) => return Report::Ended,
+            Err(e) => return Report::Failed(format!("{described}: {e}")),
+        };
+        frame.index = count;
+        count += 1;
+        let update = match tracker.push(&frame) {
+            Ok(update) => update,
+            Err(e) => return Report::Failed(format!("{described}: frame {}: {e}", frame.index)),
+        };
+        let read_ms = started.elapsed().as_secs_f64() * 1e3;
+        let picture = match Picture::of(&frame.image) {
+            Ok(p) => p,
+            Err(e) => return Report::Failed(format!("{described}: frame {}: {e}", frame.index)),
+        };
+        let accepted = update
+            .accepted
+            .iter()
+            .map(|a| (a.id, a.layout.clone(), crate::telling::tell(a)))
+            .collect();
+        let shown = Shown {
+            frame_index: frame.index,
+            picture,
+            calm: update.calm,
+            read: update.scan.as_ref().map(|s| s.to_result(&described)),
+            alhambras: update.alhambras,
+            accepted,
+            read_ms,
+        };
+        if let Ok(mut m) = mailbox.lock() {
+            if let Some(old) = m.frame.replace(Box::new(shown)) {
+                m.accepted.extend(old.accepted);
+            }
+        }
+        wake();
+        if paced {
+            let spent = started.elapsed();
+            if spent < FILE_FRAME_INTERVAL {
+                std::thread::sleep(FILE_FRAME_INTERVAL - spent);
+            }
+        }
+    }
+    Report::Ended
+}
