@@ -1900,3 +1900,96 @@ fn watch_refuses_a_source_that_is_not_there() {
         assert!(stdout(&o).contains("2 frames"), "{}", stdout(&o));
     }
 }
+
+// ---- the companion window ----
+
+/// An X server of its own for a test that opens a window (none on CI): Xvfb on a free
+/// display number, stopped when dropped.
+struct VirtualDisplay {
+    server: std::process::Child,
+    display: String,
+}
+
+impl VirtualDisplay {
+    fn start() -> VirtualDisplay {
+        for n in 90..140 {
+            let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
+            let lock = PathBuf::from(format!("/tmp/.X{n}-lock"));
+            if socket.exists() || lock.exists() {
+                continue;
+            }
+            let display = format!(":{n}");
+            let Ok(mut server) = Command::new("Xvfb")
+                .args([display.as_str(), "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+            else {
+                panic!("Xvfb does not start: scripts/install-deps installs it (package xvfb)");
+            };
+            for _ in 0..100 {
+                if socket.exists() {
+                    return VirtualDisplay { server, display };
+                }
+                if let Ok(Some(_)) = server.try_wait() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            let _ = server.kill();
+            let _ = server.wait();
+        }
+        panic!("no free X display for Xvfb between :90 and :139");
+    }
+}
+
+impl Drop for VirtualDisplay {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+#[test]
+fn the_demo_window_follows_the_table_and_keeps_the_game() {
+    let (scene, building) = tile_scene();
+    let x = VirtualDisplay::start();
+    let session = scratch("demo-window").join("game").join("session.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_alhambra"))
+        .args(["demo", "--session", arg(&session), "--close-when-done"])
+        .env("DISPLAY", &x.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("the binary runs");
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    // The session saved as it went: a player per Alhambra, each with the layout accepted
+    // last, the tile laid among them.
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&session).expect("the session is saved"))
+            .expect("the session is JSON");
+    let players = saved["players"].as_array().expect("players");
+    assert_eq!(players.len(), scene.labels_after().alhambras.len(), "{saved}");
+    let laid: usize = players
+        .iter()
+        .flat_map(|p| p["layout"]["tiles"].as_array().expect("tiles"))
+        .filter(|t| t["building"] == building)
+        .count();
+    let before: usize = scene
+        .labels_before()
+        .alhambras
+        .iter()
+        .flat_map(|a| &a.tiles)
+        .filter(|t| serde_json::to_value(t.building).ok().as_ref() == Some(&building))
+        .count();
+    assert_eq!(laid, before + 1, "{saved}");
+    // Without a display: one line, exit 2.
+    let o = Command::new(env!("CARGO_BIN_EXE_alhambra"))
+        .args(["demo", "--session", arg(&session)])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("WAYLAND_SOCKET")
+        .output()
+        .expect("the binary runs");
+    assert_bad_input(&o, "no display");
+    let _ = std::fs::remove_dir_all(session.parent().and_then(|p| p.parent()).unwrap_or(&session));
+}

@@ -560,6 +560,27 @@ impl Companion {
                 );
             }
         }
+        // Tiles read but not yet accepted (a tile just laid, waiting for calm, steady
+        // frames): thin and dashed, so the players see it has been noticed.
+        for state in self.latest.iter().flat_map(|l| &l.alhambras) {
+            let (Some(cells), Some(reading)) = (self.cells.get(&state.id), &state.reading) else {
+                continue;
+            };
+            for (pos, piece) in reading.tiles() {
+                if state.accepted.as_ref().and_then(|a| a.get(pos)) == Some(piece) {
+                    continue;
+                }
+                let Some(q) = cells.quad(pos) else { continue };
+                let mut pts: Vec<Pos2> = q.iter().map(|p| to_screen(*p)).collect();
+                pts.push(pts[0]);
+                painter.extend(egui::Shape::dashed_line(
+                    &pts,
+                    Stroke::new(2.0, building_colour(piece.building)),
+                    6.0,
+                    4.0,
+                ));
+            }
+        }
         if let Some((id, pos)) = self.selected
             && let Some(q) = self.cells.get(&id).and_then(|c| c.quad(pos))
         {
