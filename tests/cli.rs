@@ -1920,7 +1920,14 @@ impl VirtualDisplay {
             }
             let display = format!(":{n}");
             let Ok(mut server) = Command::new("Xvfb")
-                .args([display.as_str(), "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+                .args([
+                    display.as_str(),
+                    "-screen",
+                    "0",
+                    "1280x800x24",
+                    "-nolisten",
+                    "tcp",
+                ])
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
                 .spawn()
@@ -1968,7 +1975,11 @@ fn the_demo_window_follows_the_table_and_keeps_the_game() {
         serde_json::from_str(&std::fs::read_to_string(&session).expect("the session is saved"))
             .expect("the session is JSON");
     let players = saved["players"].as_array().expect("players");
-    assert_eq!(players.len(), scene.labels_after().alhambras.len(), "{saved}");
+    assert_eq!(
+        players.len(),
+        scene.labels_after().alhambras.len(),
+        "{saved}"
+    );
     let laid: usize = players
         .iter()
         .flat_map(|p| p["layout"]["tiles"].as_array().expect("tiles"))
@@ -1991,5 +2002,10 @@ fn the_demo_window_follows_the_table_and_keeps_the_game() {
         .output()
         .expect("the binary runs");
     assert_bad_input(&o, "no display");
-    let _ = std::fs::remove_dir_all(session.parent().and_then(|p| p.parent()).unwrap_or(&session));
+    let _ = std::fs::remove_dir_all(
+        session
+            .parent()
+            .and_then(|p| p.parent())
+            .unwrap_or(&session),
+    );
 }

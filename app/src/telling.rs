@@ -25,7 +25,10 @@ pub fn tell(a: &Accepted) -> Vec<String> {
         })
         .collect();
     if !a.corrections.is_empty() {
-        lines.push(format!("walls read again on {} tile(s)", a.corrections.len()));
+        lines.push(format!(
+            "walls read again on {} tile(s)",
+            a.corrections.len()
+        ));
     }
     lines
 }

@@ -124,9 +124,10 @@ mod tests {
                         building: Building::Garden,
                         walls: Walls::NONE,
                         confidence: None,
-                        corners_px: Some(UNIT_CELL.map(|u| {
-                            [c[0] + 10.0 * u[0] as f32, c[1] + 10.0 * u[1] as f32]
-                        })),
+                        corners_px: Some(
+                            UNIT_CELL
+                                .map(|u| [c[0] + 10.0 * u[0] as f32, c[1] + 10.0 * u[1] as f32]),
+                        ),
                         occluded: false,
                     }
                 })

@@ -82,7 +82,11 @@ pub fn run(args: &CompanionArgs, source: Source) -> Result<Outcome> {
                 ("camera".to_owned(), None)
             }
             Err(SourceError::NoCamera(why)) => {
-                let why = why.split(';').next().unwrap_or("no camera found").to_owned();
+                let why = why
+                    .split(';')
+                    .next()
+                    .unwrap_or("no camera found")
+                    .to_owned();
                 eprintln!("alhambra: {why}; showing the demo footage instead");
                 (
                     DEMO.to_owned(),

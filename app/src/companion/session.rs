@@ -160,7 +160,10 @@ impl Session {
     /// Says what lies on cell `pos` of Alhambra `id` (`None`: no tile), against what the
     /// tracker read there.
     pub fn correct(&mut self, id: usize, pos: Pos, tile: Option<Piece>) {
-        let read = self.read_layout(id).and_then(|l| l.get(pos)).map(TileSaid::of);
+        let read = self
+            .read_layout(id)
+            .and_then(|l| l.get(pos))
+            .map(TileSaid::of);
         self.corrections
             .retain(|c| !(c.alhambra == id && c.pos() == pos));
         let tile = tile.map(TileSaid::of);
@@ -203,7 +206,9 @@ impl Session {
             .filter_map(|c| c.tile.map(|t| (c.pos(), t.piece())));
         // A correction cannot make a cell hold two tiles; a walled fountain said by hand
         // falls back to the reading.
-        Alhambra::from_pieces(kept.into_iter().chain(said)).or(Ok::<_, ()>(read)).ok()
+        Alhambra::from_pieces(kept.into_iter().chain(said))
+            .or(Ok::<_, ()>(read))
+            .ok()
     }
 
     /// Whether cell `pos` of Alhambra `id` was corrected.
@@ -256,11 +261,22 @@ mod tests {
         s.accept(0, &read);
         assert_eq!(s.players[0].name, "Player 1");
         // The garden is a tower; a tile missed west of the fountain is a pavilion.
-        s.correct(0, Pos::new(1, 0), Some(Piece::new(Building::Tower, Walls::NONE)));
-        s.correct(0, Pos::new(-1, 0), Some(Piece::new(Building::Pavilion, Walls::NONE)));
+        s.correct(
+            0,
+            Pos::new(1, 0),
+            Some(Piece::new(Building::Tower, Walls::NONE)),
+        );
+        s.correct(
+            0,
+            Pos::new(-1, 0),
+            Some(Piece::new(Building::Pavilion, Walls::NONE)),
+        );
         let said = s.layout(0).unwrap_or_default();
         assert_eq!(said.len(), 3);
-        assert_eq!(said.get(Pos::new(1, 0)).map(|p| p.building), Some(Building::Tower));
+        assert_eq!(
+            said.get(Pos::new(1, 0)).map(|p| p.building),
+            Some(Building::Tower)
+        );
         // Accepted again as before: both corrections hold.
         s.accept(0, &read);
         assert_eq!(s.corrections.len(), 2);
@@ -272,7 +288,9 @@ mod tests {
         s.accept(0, &exchanged);
         assert_eq!(s.corrections.len(), 1);
         assert_eq!(
-            s.layout(0).and_then(|l| l.get(Pos::new(1, 0))).map(|p| p.building),
+            s.layout(0)
+                .and_then(|l| l.get(Pos::new(1, 0)))
+                .map(|p| p.building),
             Some(Building::Chambers)
         );
         // Saying what was read takes the correction back.
@@ -286,12 +304,22 @@ mod tests {
         let path = dir.join("s.json");
         let mut s = Session::default();
         s.accept(3, &layout(&[(0, 0, Building::Fountain, "")]));
-        s.correct(3, Pos::new(0, 1), Some(Piece::new(Building::Garden, Walls::NONE)));
+        s.correct(
+            3,
+            Pos::new(0, 1),
+            Some(Piece::new(Building::Garden, Walls::NONE)),
+        );
         s.save(&path).unwrap_or_else(|e| panic!("{e:#}"));
         let back = Session::load(&path).unwrap_or_else(|e| panic!("{e:#}"));
         assert_eq!(back, s);
         std::fs::write(&path, "{not json").unwrap_or_default();
-        let err = format!("{:#}", Session::load(&path).err().map(|e| e.to_string()).unwrap_or_default());
+        let err = format!(
+            "{:#}",
+            Session::load(&path)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        );
         assert!(err.contains("s.json") && err.contains("session"), "{err}");
         assert_eq!(
             Session::load(&dir.join("none.json")).ok(),

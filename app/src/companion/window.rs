@@ -154,8 +154,8 @@ impl Companion {
                 }
                 self.confidence.retain(|(id, _), _| *id != state.id);
                 for t in &near.tiles {
-                    let pos = (0..state.turns % 4)
-                        .fold(Pos::new(t.x, t.y), |p, _| p.rotated_clockwise());
+                    let pos =
+                        (0..state.turns % 4).fold(Pos::new(t.x, t.y), |p, _| p.rotated_clockwise());
                     self.confidence
                         .insert((state.id, pos), t.confidence.unwrap_or(1.0));
                 }
@@ -200,8 +200,11 @@ impl Companion {
             match &mut self.texture {
                 Some(t) => t.set(p.image, egui::TextureOptions::LINEAR),
                 None => {
-                    self.texture =
-                        Some(ui.ctx().load_texture("frame", p.image, egui::TextureOptions::LINEAR))
+                    self.texture = Some(ui.ctx().load_texture(
+                        "frame",
+                        p.image,
+                        egui::TextureOptions::LINEAR,
+                    ))
                 }
             }
         }
@@ -273,7 +276,11 @@ impl Companion {
                     renamed |= r.changed();
                 }
                 if let Some(l) = &layout {
-                    ui.label(format!("{} tiles, wall {}", l.len(), longest_wall(l).length));
+                    ui.label(format!(
+                        "{} tiles, wall {}",
+                        l.len(),
+                        longest_wall(l).length
+                    ));
                 }
             });
             if let Some(l) = &layout {
@@ -318,7 +325,10 @@ impl Companion {
         }
         let mut said: Option<Option<Piece>> = None;
         ui.horizontal_wrapped(|ui| {
-            for b in Building::ALL.into_iter().filter(|b| *b != Building::Fountain) {
+            for b in Building::ALL
+                .into_iter()
+                .filter(|b| *b != Building::Fountain)
+            {
                 let on = now.is_some_and(|p| p.building == b);
                 let text = egui::RichText::new(b.name()).color(building_colour(b));
                 if ui.selectable_label(on, text).clicked() {
@@ -357,9 +367,12 @@ impl Companion {
         }
         ui.horizontal(|ui| {
             if self.session.is_corrected(id, pos) && ui.button("As the camera read it").clicked() {
-                let read = self.session.players.iter().find(|p| p.alhambra == id).and_then(
-                    |p| p.layout.as_ref()?.to_alhambra().ok()?.get(pos),
-                );
+                let read = self
+                    .session
+                    .players
+                    .iter()
+                    .find(|p| p.alhambra == id)
+                    .and_then(|p| p.layout.as_ref()?.to_alhambra().ok()?.get(pos));
                 said = Some(read);
             }
             if ui.button("Done").clicked() {
@@ -389,7 +402,10 @@ impl Companion {
             breakdown(ui, &proposal);
             ui.horizontal(|ui| {
                 if ui
-                    .button(format!("Add round {} to the track", proposal.round.number()))
+                    .button(format!(
+                        "Add round {} to the track",
+                        proposal.round.number()
+                    ))
                     .clicked()
                 {
                     self.record(&proposal);
@@ -425,9 +441,11 @@ impl Companion {
 
     /// Puts a round's result on the track (started with its players at the first round).
     fn record(&mut self, score: &RoundScore) {
-        let mut track = self.session.track.clone().unwrap_or_else(|| {
-            ScoreTrack::new(score.players.iter().map(|p| p.name.clone()))
-        });
+        let mut track = self
+            .session
+            .track
+            .clone()
+            .unwrap_or_else(|| ScoreTrack::new(score.players.iter().map(|p| p.name.clone())));
         match track.record(score) {
             Ok(()) => {
                 let totals: Vec<String> = score
@@ -472,7 +490,12 @@ impl Companion {
             Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0)),
             Color32::WHITE,
         );
-        let to_screen = |p: Point| Pos2::new(rect.min.x + p[0] as f32 * scale, rect.min.y + p[1] as f32 * scale);
+        let to_screen = |p: Point| {
+            Pos2::new(
+                rect.min.x + p[0] as f32 * scale,
+                rect.min.y + p[1] as f32 * scale,
+            )
+        };
         self.draw_overlay(&painter, &to_screen);
         if response.clicked()
             && let Some(at) = response.interact_pointer_pos()
@@ -496,8 +519,7 @@ impl Companion {
     fn draw_overlay(&self, painter: &egui::Painter, to_screen: &dyn Fn(Point) -> Pos2) {
         for (k, player) in self.session.players.iter().enumerate() {
             let id = player.alhambra;
-            let (Some(cells), Some(layout)) = (self.cells.get(&id), self.session.layout(id))
-            else {
+            let (Some(cells), Some(layout)) = (self.cells.get(&id), self.session.layout(id)) else {
                 continue;
             };
             let illegal: Vec<Pos> = layout.check().iter().map(|v| v.pos).collect();
@@ -522,11 +544,7 @@ impl Companion {
                 let centre = centre.to_pos2();
                 if self.session.is_corrected(id, pos) {
                     painter.circle_filled(centre, 5.0, Color32::YELLOW);
-                } else if self
-                    .confidence
-                    .get(&(id, pos))
-                    .is_some_and(|c| *c < UNSURE)
-                {
+                } else if self.confidence.get(&(id, pos)).is_some_and(|c| *c < UNSURE) {
                     painter.text(
                         centre,
                         egui::Align2::CENTER_CENTER,
@@ -606,7 +624,10 @@ impl eframe::App for Companion {
 fn breakdown(ui: &mut egui::Ui, score: &RoundScore) {
     egui::Grid::new("breakdown").striped(true).show(ui, |ui| {
         ui.strong("player");
-        for b in Building::ALL.into_iter().filter(|b| *b != Building::Fountain) {
+        for b in Building::ALL
+            .into_iter()
+            .filter(|b| *b != Building::Fountain)
+        {
             ui.colored_label(building_colour(b), &b.name()[..3]);
         }
         ui.strong("wall");
@@ -614,7 +635,10 @@ fn breakdown(ui: &mut egui::Ui, score: &RoundScore) {
         ui.end_row();
         for p in &score.players {
             ui.label(&p.name);
-            for b in Building::ALL.into_iter().filter(|b| *b != Building::Fountain) {
+            for b in Building::ALL
+                .into_iter()
+                .filter(|b| *b != Building::Fountain)
+            {
                 ui.label(p.buildings.get(b).to_string());
             }
             ui.label(p.wall.to_string());
@@ -732,9 +756,9 @@ mod tests {
                     building: t.building,
                     walls: t.walls,
                     confidence: Some(0.99),
-                    corners_px: Some(UNIT_CELL.map(|u| {
-                        [c[0] + 40.0 * u[0] as f32, c[1] + 40.0 * u[1] as f32]
-                    })),
+                    corners_px: Some(
+                        UNIT_CELL.map(|u| [c[0] + 40.0 * u[0] as f32, c[1] + 40.0 * u[1] as f32]),
+                    ),
                     occluded: false,
                 }
             })
@@ -808,8 +832,15 @@ mod tests {
         // Second click: what it is.
         harness.get_by_label("tower").click();
         harness.run();
-        let said = harness.state().session().layout(0).and_then(|l| l.get(Pos::new(1, 0)));
-        assert_eq!(said, Some(Piece::new(Building::Tower, Walls::of(&[Side::North]))));
+        let said = harness
+            .state()
+            .session()
+            .layout(0)
+            .and_then(|l| l.get(Pos::new(1, 0)));
+        assert_eq!(
+            said,
+            Some(Piece::new(Building::Tower, Walls::of(&[Side::North])))
+        );
         // Saved at once, and it holds when the camera reads the table as before.
         let saved = Session::load(&path).unwrap_or_else(|e| panic!("{e:#}"));
         assert_eq!(saved.corrections.len(), 1);
@@ -819,7 +850,11 @@ mod tests {
         // A wall taken off by its button.
         harness.get_by_label("north").click();
         harness.run();
-        let said = harness.state().session().layout(0).and_then(|l| l.get(Pos::new(1, 0)));
+        let said = harness
+            .state()
+            .session()
+            .layout(0)
+            .and_then(|l| l.get(Pos::new(1, 0)));
         assert_eq!(said, Some(Piece::new(Building::Tower, Walls::NONE)));
         let _ = std::fs::remove_dir_all(path.parent().unwrap_or(&path));
     }
@@ -835,7 +870,10 @@ mod tests {
         harness.run();
         // One player with one garden: first in gardens (5 in round 1), and its north wall
         // a wall of one segment.
-        assert!(harness.state().session().track.is_none(), "not before the players' word");
+        assert!(
+            harness.state().session().track.is_none(),
+            "not before the players' word"
+        );
         harness.get_by_label("Add round 1 to the track").click();
         harness.run();
         let track = harness.state().session().track.clone().unwrap_or_default();

@@ -83,9 +83,7 @@ impl Worker {
                 .name("vision".into())
                 .spawn(move || {
                     let end = match open() {
-                        Ok(source) => {
-                            run(source, scanner, paced, frames, &stop, &mailbox, &wake)
-                        }
+                        Ok(source) => run(source, scanner, paced, frames, &stop, &mailbox, &wake),
                         Err(e) => Report::Failed(e),
                     };
                     if let Ok(mut m) = mailbox.lock() {
@@ -105,16 +103,19 @@ impl Worker {
     /// not shown), and the end once it came.
     pub fn take(&self) -> (Option<Box<Shown>>, Option<Report>) {
         let Ok(mut m) = self.mailbox.lock() else {
-            return (None, Some(Report::Failed("the vision worker stopped".into())));
+            return (
+                None,
+                Some(Report::Failed("the vision worker stopped".into())),
+            );
         };
         let mut frame = m.frame.take();
         let missed = std::mem::take(&mut m.accepted);
-        if !missed.is_empty() {
-            if let Some(f) = frame.as_mut() {
-                let mut all = missed;
-                all.append(&mut f.accepted);
-                f.accepted = all;
-            }
+        if !missed.is_empty()
+            && let Some(f) = frame.as_mut()
+        {
+            let mut all = missed;
+            all.append(&mut f.accepted);
+            f.accepted = all;
         }
         (frame, m.end.take())
     }
@@ -175,10 +176,10 @@ fn run(
             accepted,
             read_ms,
         };
-        if let Ok(mut m) = mailbox.lock() {
-            if let Some(old) = m.frame.replace(Box::new(shown)) {
-                m.accepted.extend(old.accepted);
-            }
+        if let Ok(mut m) = mailbox.lock()
+            && let Some(old) = m.frame.replace(Box::new(shown))
+        {
+            m.accepted.extend(old.accepted);
         }
         wake();
         if paced {
