@@ -426,6 +426,11 @@ impl Scanner {
         &self.profile
     }
 
+    /// How it is set up.
+    pub fn options(&self) -> &ScanOptions {
+        &self.options
+    }
+
     /// Scans one BGR frame.
     pub fn scan(&self, frame: &Mat) -> Result<Scan, ScanError> {
         self.scan_with(frame, None)

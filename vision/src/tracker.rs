@@ -707,6 +707,16 @@ impl Tracker {
             .and_then(|t| t.state.accepted.as_ref())
     }
 
+    /// Reads with `scanner` from the next frame on (a profile learned from the players'
+    /// corrections): that frame is read, and scanned whole, even when nothing moved.
+    pub fn use_scanner(&mut self, scanner: Scanner) {
+        self.scanner = Some(scanner);
+        self.last_scan = None;
+        self.scan_grey = None;
+        self.read_grey = None;
+        self.whole_greys.clear();
+    }
+
     /// Measures a frame's motion and, when it may show something new, scans and fuses it.
     ///
     /// No frame is read while the table moves, as a whole or over some Alhambra (a hand or

@@ -7,6 +7,7 @@
 //! only draws what the worker last handed over.
 
 mod cells;
+mod learning;
 mod picture;
 mod session;
 mod window;
@@ -17,6 +18,8 @@ pub use window::Companion;
 use crate::Outcome;
 use crate::images::quiet_opencv;
 use crate::reading::ReadingArgs;
+use alhambra_vision::appearance::Profile;
+use alhambra_vision::scanner::Scanner;
 use alhambra_vision::source::{SourceError, open_source};
 use anyhow::{Result, anyhow};
 use std::path::PathBuf;
@@ -47,6 +50,15 @@ pub struct CompanionArgs {
     /// for scripted runs.
     #[arg(long)]
     pub close_when_done: bool,
+}
+
+/// Where the profile learned from the players' corrections is kept: beside the session
+/// file, named after it.
+fn learned_profile_path(session: &std::path::Path) -> PathBuf {
+    let stem = session
+        .file_stem()
+        .map_or_else(|| "session".into(), |s| s.to_string_lossy().into_owned());
+    session.with_file_name(format!("{stem}.profile.json"))
 }
 
 /// Which frames the window shows.
@@ -119,13 +131,31 @@ pub fn run(args: &CompanionArgs, source: Source) -> Result<Outcome> {
         session::Session::load(&path)?
     };
     let paced = !spec.starts_with("camera");
+    // The look learned from the players' corrections in an earlier session, unless a
+    // profile is named.
+    let profile_path = learned_profile_path(&path);
+    let mut scanner = reader.scanner.clone();
+    let mut learned_notice = None;
+    if args.reading.profile.is_none() && profile_path.is_file() {
+        match Profile::load(&profile_path) {
+            Ok(profile) => {
+                scanner = Scanner::new(profile, scanner.options().clone());
+                learned_notice = Some(format!(
+                    "reading with the tiles' look learned earlier ({})",
+                    profile_path.display()
+                ));
+            }
+            Err(e) => eprintln!("alhambra: {e}; reading with the built-in profile"),
+        }
+    }
     let options = window::Options {
         source: spec.clone(),
-        notice,
+        notice: notice.or(learned_notice),
         session_path: path,
         close_when_done: args.close_when_done,
+        scan_options: scanner.options().clone(),
+        profile_path,
     };
-    let scanner = reader.scanner.clone();
     let frames = args.frames;
     let native = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()

@@ -5,6 +5,7 @@
 //! Tests drive both without a worker (see [`Companion::show_frame`]).
 
 use super::cells::Cells;
+use super::learning::{self, Learning};
 use super::picture::Picture;
 use super::session::Session;
 use super::worker::{Report, Shown, Worker};
@@ -13,8 +14,10 @@ use alhambra_engine::track::{Outcome as GameOutcome, ScoreTrack};
 use alhambra_engine::wall::longest_wall;
 use alhambra_engine::{Alhambra, Building, Piece, Pos, Side, Walls, catalogue};
 use alhambra_vision::geometry::Point;
+use alhambra_vision::scanner::ScanOptions;
 use alhambra_vision::tracker::{AlhambraState, Wait};
 use egui::{Color32, Pos2, Rect, Stroke, Vec2};
+use opencv::core::Mat;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -34,6 +37,10 @@ pub struct Options {
     pub session_path: PathBuf,
     /// Close once the worker has ended.
     pub close_when_done: bool,
+    /// How the table is read (the markers' size); a profile learned keeps them.
+    pub scan_options: ScanOptions,
+    /// Where a profile learned from the picture is saved (and found at the next start).
+    pub profile_path: PathBuf,
 }
 
 /// The latest frame's state.
@@ -68,6 +75,10 @@ pub struct Companion {
     track_error: Option<String>,
     /// The worker's end (the source ended, or reading failed).
     ended: Option<String>,
+    /// The last frame read, what the tiles' look is learned from.
+    last_frame: Option<Mat>,
+    /// A learning of the tiles' look under way.
+    learning: Option<Learning>,
 }
 
 impl Companion {
@@ -99,6 +110,8 @@ impl Companion {
             proposal: None,
             track_error: None,
             ended: None,
+            last_frame: None,
+            learning: None,
         }
     }
 
@@ -110,6 +123,7 @@ impl Companion {
 
     /// Takes what the worker handed over since the last call.
     pub fn logic(&mut self, ctx: &egui::Context) {
+        self.learned();
         let Some(worker) = &self.worker else {
             return;
         };
@@ -131,8 +145,28 @@ impl Companion {
         }
     }
 
+    /// Takes a finished learning: the worker reads with its scanner from then on.
+    fn learned(&mut self) {
+        let Some(result) = self.learning.as_ref().and_then(Learning::poll) else {
+            return;
+        };
+        self.learning = None;
+        match result {
+            Ok((scanner, line)) => {
+                if let Some(w) = &self.worker {
+                    w.use_scanner(scanner);
+                }
+                self.log.push(line);
+            }
+            Err(e) => self.log.push(format!("nothing learned: {e}")),
+        }
+    }
+
     /// Takes one frame and what the tracker made of it.
     pub fn show_frame(&mut self, shown: Shown) {
+        if shown.frame.is_some() {
+            self.last_frame = shown.frame;
+        }
         if let Some(read) = &shown.read {
             for state in &shown.alhambras {
                 let near = read.alhambras.iter().min_by(|a, b| {
@@ -297,6 +331,7 @@ impl Companion {
         }
         ui.separator();
         self.correction_panel(ui);
+        self.learning_panel(ui);
         ui.separator();
         self.scoring_panel(ui);
         ui.separator();
@@ -384,6 +419,65 @@ impl Companion {
             self.log
                 .push(format!("{name}: cell {pos} corrected: {}", describe(tile)));
             self.save();
+        }
+    }
+
+    /// Learning the tiles' look from the picture, once its tiles are right.
+    fn learning_panel(&mut self, ui: &mut egui::Ui) {
+        if self.learning.is_some() {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("learning the tiles' look from the picture…");
+            });
+            return;
+        }
+        let settled = self
+            .latest
+            .as_ref()
+            .is_some_and(|l| l.calm && l.alhambras.iter().all(|s| s.wait.is_none()));
+        let ready = settled && self.last_frame.is_some() && !self.session.players.is_empty();
+        let button = ui
+            .add_enabled(
+                ready,
+                egui::Button::new("Learn the tiles' look from this picture"),
+            )
+            .on_hover_text(
+                "Once every tile on the picture is right (corrected where misread): the \
+                 camera then reads this tile set under this light better.",
+            );
+        if !ready {
+            ui.weak("(when the table is calm and every reading accepted)");
+        }
+        if button.clicked() {
+            self.learn(ui.ctx().clone());
+        }
+    }
+
+    /// Starts learning from the last frame read, with the layouts as corrected.
+    fn learn(&mut self, ctx: egui::Context) {
+        let Some(frame) = self.last_frame.clone() else {
+            return;
+        };
+        let layouts: Vec<(usize, Alhambra)> = self
+            .session
+            .players
+            .iter()
+            .filter_map(|p| Some((p.alhambra, self.session.layout(p.alhambra)?)))
+            .collect();
+        let pairs: Vec<(&Cells, &Alhambra)> = layouts
+            .iter()
+            .filter_map(|(id, l)| Some((self.cells.get(id)?, l)))
+            .collect();
+        let labels = learning::labels(&pairs);
+        match Learning::start(
+            frame,
+            labels,
+            self.options.scan_options.clone(),
+            self.options.profile_path.clone(),
+            move || ctx.request_repaint(),
+        ) {
+            Ok(l) => self.learning = Some(l),
+            Err(e) => self.log.push(format!("cannot start learning: {e}")),
         }
     }
 
@@ -728,11 +822,12 @@ fn player_colour(k: usize) -> Color32 {
 mod tests {
     use super::*;
     use alhambra_engine::layout::LayoutFile;
+    use alhambra_vision::appearance::Profile;
     use alhambra_vision::geometry::UNIT_CELL;
     use alhambra_vision::{ScanResult, ScannedAlhambra, ScannedTile};
     use egui_kittest::Harness;
     use egui_kittest::kittest::Queryable;
-    use opencv::core::{CV_8UC3, Mat, Scalar};
+    use opencv::core::{CV_8UC3, Scalar};
 
     /// A fountain with a garden east of it, walled north, read on 40-pixel cells of a
     /// 320 x 240 picture; the fountain at (100, 100).
@@ -797,6 +892,7 @@ mod tests {
                 Vec::new()
             },
             read_ms: 5.0,
+            frame: Some(image),
         }
     }
 
@@ -804,8 +900,10 @@ mod tests {
         let options = Options {
             source: "test".into(),
             notice: None,
+            profile_path: session_path.with_file_name("session.profile.json"),
             session_path,
             close_when_done: false,
+            scan_options: ScanOptions::default(),
         };
         Companion::new(options, Session::default(), None)
     }
@@ -881,6 +979,75 @@ mod tests {
         harness.get_by_label("Score round 2");
         let saved = Session::load(&path).unwrap_or_else(|e| panic!("{e:#}"));
         assert_eq!(saved.track, Some(track));
+        let _ = std::fs::remove_dir_all(path.parent().unwrap_or(&path));
+    }
+
+    #[test]
+    fn the_tiles_look_is_learned_from_the_picture_as_it_stands() {
+        let scene = alhambra_vision::source::SyntheticScene::tile_added(2)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let labels = scene.labels_after().clone();
+        let image = scene.clean_after().clone();
+        // Every Alhambra read as labelled and accepted so.
+        let states: Vec<AlhambraState> = labels
+            .alhambras
+            .iter()
+            .enumerate()
+            .map(|(id, a)| {
+                let layout = a.to_alhambra().unwrap_or_default();
+                AlhambraState {
+                    id,
+                    fountain_px: a.fountain_px.map(f64::from),
+                    tile_px: 50.0,
+                    seen: true,
+                    accepted: Some(layout.clone()),
+                    violations: Vec::new(),
+                    accepted_at: Some(0),
+                    last_changes: Vec::new(),
+                    reading: Some(layout),
+                    turns: 0,
+                    wait: None,
+                }
+            })
+            .collect();
+        let accepted = states
+            .iter()
+            .filter_map(|s| Some((s.id, s.accepted.clone()?, Vec::new())))
+            .collect();
+        let path = temp_session("learn");
+        let mut c = companion(path.clone());
+        c.show_frame(Shown {
+            frame_index: 0,
+            picture: Picture::of(&image).unwrap_or_else(|e| panic!("{e}")),
+            calm: true,
+            read: Some(labels),
+            alhambras: states,
+            accepted,
+            read_ms: 900.0,
+            frame: Some(image),
+        });
+        let mut harness = Harness::new_ui_state(|ui, c: &mut Companion| c.ui(ui), c);
+        harness.run();
+        harness
+            .get_by_label("Learn the tiles' look from this picture")
+            .click();
+        // The spinner keeps repainting: one step at a time.
+        harness.step();
+        harness.step();
+        assert!(harness.state().learning.is_some());
+        // A few seconds on a thread of its own.
+        let ctx = harness.ctx.clone();
+        for _ in 0..600 {
+            harness.state_mut().logic(&ctx);
+            if harness.state().learning.is_none() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let said = harness.state().log.join("\n");
+        assert!(said.contains("learned the tiles' look from"), "{said}");
+        let profile = harness.state().options.profile_path.clone();
+        assert!(Profile::load(&profile).is_ok(), "{said}");
         let _ = std::fs::remove_dir_all(path.parent().unwrap_or(&path));
     }
 }

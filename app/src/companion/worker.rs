@@ -9,6 +9,7 @@ use alhambra_vision::ScanResult;
 use alhambra_vision::scanner::Scanner;
 use alhambra_vision::source::FrameSource;
 use alhambra_vision::tracker::{AlhambraState, Tracker};
+use opencv::core::Mat;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -28,6 +29,8 @@ pub struct Shown {
     pub calm: bool,
     /// What this frame's scan read, when it was read (image corners of every tile).
     pub read: Option<ScanResult>,
+    /// The frame as read (BGR), when it was read: what the tiles' look is learned from.
+    pub frame: Option<Mat>,
     /// Every Alhambra the tracker follows.
     pub alhambras: Vec<AlhambraState>,
     /// The layouts accepted in this frame, by Alhambra id, with the lines telling them.
@@ -58,6 +61,8 @@ struct Mailbox {
 /// The running worker.
 pub struct Worker {
     mailbox: Arc<Mutex<Mailbox>>,
+    /// A scanner to read with from the next frame on.
+    scanner: Arc<Mutex<Option<Scanner>>>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -76,14 +81,18 @@ impl Worker {
     ) -> std::io::Result<Worker> {
         let mailbox = Arc::new(Mutex::new(Mailbox::default()));
         let stop = Arc::new(AtomicBool::new(false));
+        let next_scanner: Arc<Mutex<Option<Scanner>>> = Arc::default();
         let thread = {
             let mailbox = Arc::clone(&mailbox);
             let stop = Arc::clone(&stop);
+            let next = Arc::clone(&next_scanner);
             std::thread::Builder::new()
                 .name("vision".into())
                 .spawn(move || {
                     let end = match open() {
-                        Ok(source) => run(source, scanner, paced, frames, &stop, &mailbox, &wake),
+                        Ok(source) => run(
+                            source, scanner, &next, paced, frames, &stop, &mailbox, &wake,
+                        ),
                         Err(e) => Report::Failed(e),
                     };
                     if let Ok(mut m) = mailbox.lock() {
@@ -94,9 +103,17 @@ impl Worker {
         };
         Ok(Worker {
             mailbox,
+            scanner: next_scanner,
             stop,
             thread: Some(thread),
         })
+    }
+
+    /// Reads with `scanner` from the next frame on.
+    pub fn use_scanner(&self, scanner: Scanner) {
+        if let Ok(mut s) = self.scanner.lock() {
+            *s = Some(scanner);
+        }
     }
 
     /// The newest frame since the last call (with every acceptance since, even of frames
@@ -132,9 +149,11 @@ impl Drop for Worker {
 }
 
 /// Reads frames until the source ends, `frames` were read, or the window closes.
+#[allow(clippy::too_many_arguments)]
 fn run(
     mut source: Box<dyn FrameSource + Send>,
     scanner: Scanner,
+    next_scanner: &Mutex<Option<Scanner>>,
     paced: bool,
     frames: Option<u64>,
     stop: &AtomicBool,
@@ -153,6 +172,9 @@ fn run(
         };
         frame.index = count;
         count += 1;
+        if let Some(s) = next_scanner.lock().ok().and_then(|mut s| s.take()) {
+            tracker.use_scanner(s);
+        }
         let update = match tracker.push(&frame) {
             Ok(update) => update,
             Err(e) => return Report::Failed(format!("{described}: frame {}: {e}", frame.index)),
@@ -172,6 +194,7 @@ fn run(
             picture,
             calm: update.calm,
             read: update.scan.as_ref().map(|s| s.to_result(&described)),
+            frame: update.scan.is_some().then(|| frame.image.clone()),
             alhambras: update.alhambras,
             accepted,
             read_ms,
