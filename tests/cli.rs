@@ -1993,6 +1993,22 @@ fn the_demo_window_follows_the_table_and_keeps_the_game() {
         .filter(|t| serde_json::to_value(t.building).ok().as_ref() == Some(&building))
         .count();
     assert_eq!(laid, before + 1, "{saved}");
+    // Opened without a command and without a camera (CI), it shows the demo, saying so.
+    let own = session.with_file_name("own.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_alhambra"))
+        .args(["--session", arg(&own), "--frames", "2", "--close-when-done"])
+        .env("DISPLAY", &x.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("the binary runs");
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    if open_camera_fails() {
+        assert!(
+            stderr(&o).contains("showing the demo footage"),
+            "{}",
+            stderr(&o)
+        );
+    }
     // Without a display: one line, exit 2.
     let o = Command::new(env!("CARGO_BIN_EXE_alhambra"))
         .args(["demo", "--session", arg(&session)])
@@ -2008,4 +2024,12 @@ fn the_demo_window_follows_the_table_and_keeps_the_game() {
             .and_then(|p| p.parent())
             .unwrap_or(&session),
     );
+}
+
+/// Whether `watch camera` finds no camera here (as on CI).
+fn open_camera_fails() -> bool {
+    alhambra(&["watch", "camera", "--frames", "1"])
+        .status
+        .code()
+        != Some(0)
 }

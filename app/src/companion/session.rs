@@ -111,8 +111,9 @@ impl Session {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Session::default()),
             Err(e) => return Err(e).with_context(|| format!("{shown}: cannot read the session")),
         };
-        let session: Session = serde_json::from_str(&text)
-            .with_context(|| format!("{shown}: not a companion session file"))?;
+        let session: Session = serde_json::from_str(&text).with_context(|| {
+            format!("{shown}: not a companion session file (--new-game sets it aside)")
+        })?;
         if session.version != SESSION_VERSION {
             anyhow::bail!(
                 "{shown}: session version {}, this build reads version {SESSION_VERSION}",

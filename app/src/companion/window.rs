@@ -79,6 +79,8 @@ pub struct Companion {
     last_frame: Option<Mat>,
     /// A learning of the tiles' look under way.
     learning: Option<Learning>,
+    /// The last change that broke a rule, shown at the top until the next change.
+    alarm: Option<String>,
 }
 
 impl Companion {
@@ -112,6 +114,7 @@ impl Companion {
             ended: None,
             last_frame: None,
             learning: None,
+            alarm: None,
         }
     }
 
@@ -200,7 +203,11 @@ impl Companion {
             self.session.accept(*id, layout);
             let name = self.session.player_for(*id).name.clone();
             for line in lines {
-                self.log.push(format!("{name}: {line}"));
+                let told = format!("{name}: {line}");
+                // An illegal placement is shown at the top until the next change.
+                self.alarm =
+                    (line.contains("ILLEGAL") || line.contains(", breaks:")).then(|| told.clone());
+                self.log.push(told);
             }
             changed = true;
         }
@@ -251,7 +258,7 @@ impl Companion {
         egui::CentralPanel::default().show(ui, |ui| self.picture(ui));
     }
 
-    fn status_bar(&self, ui: &mut egui::Ui) {
+    fn status_bar(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
             ui.heading("Alhambra table companion");
             ui.separator();
@@ -270,6 +277,19 @@ impl Companion {
                 ui.label("starting…");
             }
         });
+        if let Some(alarm) = self.alarm.clone() {
+            ui.horizontal(|ui| {
+                ui.label(
+                    egui::RichText::new(alarm)
+                        .color(Color32::WHITE)
+                        .background_color(Color32::from_rgb(170, 20, 20))
+                        .strong(),
+                );
+                if ui.small_button("OK").clicked() {
+                    self.alarm = None;
+                }
+            });
+        }
         if let Some(n) = &self.options.notice {
             ui.colored_label(Color32::LIGHT_BLUE, n);
         }
@@ -1049,5 +1069,30 @@ mod tests {
         let profile = harness.state().options.profile_path.clone();
         assert!(Profile::load(&profile).is_ok(), "{said}");
         let _ = std::fs::remove_dir_all(path.parent().unwrap_or(&path));
+    }
+
+    #[test]
+    fn an_illegal_placement_is_shown_at_the_top_until_the_next_change() {
+        let mut c = companion(temp_session("alarm"));
+        c.show_frame(frame(0));
+        let mut illegal = frame(1);
+        let layout = illegal.alhambras[0].accepted.clone().unwrap_or_default();
+        illegal.accepted = vec![(
+            0,
+            layout.clone(),
+            vec!["tower added at (2,0): ILLEGAL: it faces a wall".into()],
+        )];
+        c.show_frame(illegal);
+        let mut harness = Harness::new_ui_state(|ui, c: &mut Companion| c.ui(ui), c);
+        harness.run();
+        // At the top, and in the log.
+        let said = "Player 1: tower added at (2,0): ILLEGAL: it faces a wall";
+        assert_eq!(harness.get_all_by_label(said).count(), 2);
+        let mut legal = frame(2);
+        legal.accepted = vec![(0, layout, vec!["tower taken away from (2,0): legal".into()])];
+        harness.state_mut().show_frame(legal);
+        harness.run();
+        assert!(harness.state().alarm.is_none());
+        assert_eq!(harness.get_all_by_label(said).count(), 1);
     }
 }
