@@ -306,6 +306,25 @@ impl Companion {
         }
         let names_fixed = self.session.track.is_some();
         let mut renamed = false;
+        // What the next round would pay now, per player with a layout.
+        let next = self
+            .session
+            .track
+            .as_ref()
+            .map_or(Some(ScoringRound::First), ScoreTrack::next_round);
+        let standing: HashMap<String, u32> = match next {
+            Some(round) => {
+                let players = self.session.scored_players();
+                let named: Vec<(&str, &Alhambra)> =
+                    players.iter().map(|(n, a)| (n.as_str(), a)).collect();
+                score_round(round, &named)
+                    .players
+                    .into_iter()
+                    .map(|p| (p.name, p.total))
+                    .collect()
+            }
+            None => HashMap::new(),
+        };
         let waits: HashMap<usize, Option<Wait>> = self
             .latest
             .iter()
@@ -335,6 +354,11 @@ impl Companion {
                         l.len(),
                         longest_wall(l).length
                     ));
+                }
+                if let (Some(round), Some(points)) =
+                    (next, standing.get(&self.session.players[k].name))
+                {
+                    ui.weak(format!("round {} now: {points}", round.number()));
                 }
             });
             if let Some(l) = &layout {
@@ -514,6 +538,26 @@ impl Companion {
                 proposal.round.number()
             ));
             breakdown(ui, &proposal);
+            // A reading not yet accepted (a tile just laid, a hand over it) is not in it.
+            let unsettled: Vec<String> = self
+                .latest
+                .iter()
+                .flat_map(|l| &l.alhambras)
+                .filter(|s| s.wait.is_some())
+                .filter_map(|s| {
+                    let p = self.session.players.iter().find(|p| p.alhambra == s.id)?;
+                    Some(p.name.clone())
+                })
+                .collect();
+            if !unsettled.is_empty() {
+                ui.colored_label(
+                    Color32::YELLOW,
+                    format!(
+                        "{}: the camera's reading is not settled; wait for a calm view or check it",
+                        unsettled.join(", ")
+                    ),
+                );
+            }
             ui.horizontal(|ui| {
                 if ui
                     .button(format!(
