@@ -978,13 +978,24 @@ mod tests {
             .join("session.json")
     }
 
-    #[test]
-    fn a_misread_tile_is_put_right_with_two_clicks_and_saved() {
-        let path = temp_session("correct");
+    /// A window (session in a scratch folder named `name`) showing [`frame`] 0.
+    fn started(name: &str) -> (PathBuf, Harness<'static, Companion>) {
+        let path = temp_session(name);
         let mut c = companion(path.clone());
         c.show_frame(frame(0));
         let mut harness = Harness::new_ui_state(|ui, c: &mut Companion| c.ui(ui), c);
         harness.run();
+        (path, harness)
+    }
+
+    /// The tile on `pos` of Alhambra 0 as the players now say it is.
+    fn said_at(harness: &Harness<'_, Companion>, pos: Pos) -> Option<Piece> {
+        harness.state().session().layout(0).and_then(|l| l.get(pos))
+    }
+
+    #[test]
+    fn a_misread_tile_is_put_right_with_two_clicks_and_saved() {
+        let (path, mut harness) = started("correct");
         harness.get_by_label("Player 1: 2 tiles, legal");
         // First click: the garden on the picture (its cell's centre, 140, 100).
         let picked = harness.state().cell_at([140.0, 100.0]);
@@ -994,13 +1005,8 @@ mod tests {
         // Second click: what it is.
         harness.get_by_label("tower").click();
         harness.run();
-        let said = harness
-            .state()
-            .session()
-            .layout(0)
-            .and_then(|l| l.get(Pos::new(1, 0)));
         assert_eq!(
-            said,
+            said_at(&harness, Pos::new(1, 0)),
             Some(Piece::new(Building::Tower, Walls::of(&[Side::North])))
         );
         // Saved at once, and it holds when the camera reads the table as before.
@@ -1012,22 +1018,16 @@ mod tests {
         // A wall taken off by its button.
         harness.get_by_label("north").click();
         harness.run();
-        let said = harness
-            .state()
-            .session()
-            .layout(0)
-            .and_then(|l| l.get(Pos::new(1, 0)));
-        assert_eq!(said, Some(Piece::new(Building::Tower, Walls::NONE)));
+        assert_eq!(
+            said_at(&harness, Pos::new(1, 0)),
+            Some(Piece::new(Building::Tower, Walls::NONE))
+        );
         let _ = std::fs::remove_dir_all(path.parent().unwrap_or(&path));
     }
 
     #[test]
     fn a_scoring_round_is_shown_then_put_on_the_track_when_confirmed() {
-        let path = temp_session("score");
-        let mut c = companion(path.clone());
-        c.show_frame(frame(0));
-        let mut harness = Harness::new_ui_state(|ui, c: &mut Companion| c.ui(ui), c);
-        harness.run();
+        let (path, mut harness) = started("score");
         harness.get_by_label("Score round 1").click();
         harness.run();
         // One player with one garden: first in gardens (5 in round 1), and its north wall
@@ -1117,8 +1117,7 @@ mod tests {
 
     #[test]
     fn an_illegal_placement_is_shown_at_the_top_until_the_next_change() {
-        let mut c = companion(temp_session("alarm"));
-        c.show_frame(frame(0));
+        let (path, mut harness) = started("alarm");
         let mut illegal = frame(1);
         let layout = illegal.alhambras[0].accepted.clone().unwrap_or_default();
         illegal.accepted = vec![(
@@ -1126,8 +1125,7 @@ mod tests {
             layout.clone(),
             vec!["tower added at (2,0): ILLEGAL: it faces a wall".into()],
         )];
-        c.show_frame(illegal);
-        let mut harness = Harness::new_ui_state(|ui, c: &mut Companion| c.ui(ui), c);
+        harness.state_mut().show_frame(illegal);
         harness.run();
         // At the top, and in the log.
         let said = "Player 1: tower added at (2,0): ILLEGAL: it faces a wall";
@@ -1138,5 +1136,6 @@ mod tests {
         harness.run();
         assert!(harness.state().alarm.is_none());
         assert_eq!(harness.get_all_by_label(said).count(), 1);
+        let _ = std::fs::remove_dir_all(path.parent().unwrap_or(&path));
     }
 }
