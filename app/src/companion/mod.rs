@@ -74,7 +74,7 @@ pub enum Source {
 /// Opens the window and runs it until it is closed.
 pub fn run(args: &CompanionArgs, source: Source) -> Result<Outcome> {
     quiet_opencv();
-    let reader = args.reading.reader()?;
+    let mut reader = args.reading.reader()?;
     if cfg!(target_os = "linux")
         && ["DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"]
             .iter()
@@ -134,12 +134,11 @@ pub fn run(args: &CompanionArgs, source: Source) -> Result<Outcome> {
     // The look learned from the players' corrections in an earlier session, unless a
     // profile is named.
     let profile_path = learned_profile_path(&path);
-    let mut scanner = reader.scanner.clone();
     let mut learned_notice = None;
     if args.reading.profile.is_none() && profile_path.is_file() {
         match Profile::load(&profile_path) {
             Ok(profile) => {
-                scanner = Scanner::new(profile, scanner.options().clone());
+                reader.scanner = Scanner::new(profile, reader.scanner.options().clone());
                 learned_notice = Some(format!(
                     "reading with the tiles' look learned earlier ({})",
                     profile_path.display()
@@ -153,7 +152,7 @@ pub fn run(args: &CompanionArgs, source: Source) -> Result<Outcome> {
         notice: notice.or(learned_notice),
         session_path: path,
         close_when_done: args.close_when_done,
-        scan_options: scanner.options().clone(),
+        scan_options: reader.scanner.options().clone(),
         profile_path,
     };
     let frames = args.frames;
@@ -170,7 +169,7 @@ pub fn run(args: &CompanionArgs, source: Source) -> Result<Outcome> {
             let ctx = cc.egui_ctx.clone();
             let worker = worker::Worker::start(
                 move || open_source(&spec).map_err(|e| e.to_string()),
-                scanner,
+                reader,
                 paced,
                 frames,
                 move || ctx.request_repaint(),

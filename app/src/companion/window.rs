@@ -277,6 +277,13 @@ impl Companion {
                 ui.label("starting…");
             }
         });
+        if let Some(e) = self
+            .ended
+            .as_ref()
+            .filter(|e| e.starts_with("reading stopped"))
+        {
+            ui.colored_label(Color32::RED, e);
+        }
         if let Some(alarm) = self.alarm.clone() {
             ui.horizontal(|ui| {
                 ui.label(

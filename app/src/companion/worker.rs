@@ -4,6 +4,7 @@
 //! window shows the newest, never a queue). The window never waits on it.
 
 use super::picture::Picture;
+use crate::reading::Reader;
 use alhambra_engine::Alhambra;
 use alhambra_vision::ScanResult;
 use alhambra_vision::scanner::Scanner;
@@ -69,12 +70,13 @@ pub struct Worker {
 
 impl Worker {
     /// Starts reading `source` (opened by `open` on the worker's thread, as rendering the
-    /// demo table takes a moment) with `scanner`; `wake` is called after each report (the
+    /// demo table takes a moment) with `reader` (its scanner, and the camera file's
+    /// undistortion); `wake` is called after each report (the
     /// window's repaint). `paced`: show frames no faster than a person watches (files and
     /// rendered sequences; a camera paces itself).
     pub fn start(
         open: impl FnOnce() -> Result<Box<dyn FrameSource + Send>, String> + Send + 'static,
-        scanner: Scanner,
+        reader: Reader,
         paced: bool,
         frames: Option<u64>,
         wake: impl Fn() + Send + 'static,
@@ -90,9 +92,9 @@ impl Worker {
                 .name("vision".into())
                 .spawn(move || {
                     let end = match open() {
-                        Ok(source) => run(
-                            source, scanner, &next, paced, frames, &stop, &mailbox, &wake,
-                        ),
+                        Ok(source) => {
+                            run(source, reader, &next, paced, frames, &stop, &mailbox, &wake)
+                        }
                         Err(e) => Report::Failed(e),
                     };
                     if let Ok(mut m) = mailbox.lock() {
@@ -152,7 +154,7 @@ impl Drop for Worker {
 #[allow(clippy::too_many_arguments)]
 fn run(
     mut source: Box<dyn FrameSource + Send>,
-    scanner: Scanner,
+    reader: Reader,
     next_scanner: &Mutex<Option<Scanner>>,
     paced: bool,
     frames: Option<u64>,
@@ -161,7 +163,7 @@ fn run(
     wake: &dyn Fn(),
 ) -> Report {
     let described = source.describe();
-    let mut tracker = Tracker::new(scanner);
+    let mut tracker = Tracker::new(reader.scanner.clone());
     let mut count = 0u64;
     while !stop.load(Ordering::Relaxed) && frames.is_none_or(|n| count < n) {
         let started = Instant::now();
@@ -172,6 +174,10 @@ fn run(
         };
         frame.index = count;
         count += 1;
+        frame.image = match reader.undistorted(frame.image, &format!("frame {}", frame.index)) {
+            Ok(image) => image,
+            Err(e) => return Report::Failed(format!("{described}: {e:#}")),
+        };
         if let Some(s) = next_scanner.lock().ok().and_then(|mut s| s.take()) {
             tracker.use_scanner(s);
         }
