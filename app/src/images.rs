@@ -159,6 +159,17 @@ pub fn parse_marker_mm(s: &str) -> Result<f64, String> {
     }
 }
 
+/// Whether a frame source names photos (a folder of them, or one): each shows a table's
+/// state once, where a video's frames follow one another.
+pub fn names_photos(spec: &str) -> bool {
+    let path = Path::new(spec);
+    path.is_dir()
+        || path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+            ["jpg", "jpeg", "png", "bmp", "tif", "tiff", "webp"]
+                .contains(&e.to_ascii_lowercase().as_str())
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

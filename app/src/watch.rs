@@ -4,7 +4,7 @@
 //! `--json`, one document once the source ends.
 
 use crate::Outcome;
-use crate::images::quiet_opencv;
+use crate::images::{names_photos, quiet_opencv};
 use crate::output::say;
 use crate::reading::ReadingArgs;
 use alhambra_calibration::camera::write_atomically;
@@ -261,14 +261,7 @@ pub fn run(args: &WatchArgs) -> Result<Outcome> {
             started.elapsed().as_secs_f64()
         )?;
         // A folder or a photo (a video's frames follow one another).
-        let photos = args.source.as_deref().is_some_and(|spec| {
-            let path = Path::new(spec);
-            path.is_dir()
-                || path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-                    ["jpg", "jpeg", "png", "bmp", "tif", "tiff", "webp"]
-                        .contains(&e.to_ascii_lowercase().as_str())
-                })
-        });
+        let photos = args.source.as_deref().is_some_and(names_photos);
         if accepted.is_empty() && args.hold == 1 && photos {
             say!(
                 "nothing was read the same in enough calm frames to be accepted; for photos \

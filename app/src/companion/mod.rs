@@ -16,7 +16,7 @@ mod worker;
 pub use window::Companion;
 
 use crate::Outcome;
-use crate::images::quiet_opencv;
+use crate::images::{names_photos, quiet_opencv};
 use crate::reading::ReadingArgs;
 use alhambra_vision::appearance::Profile;
 use alhambra_vision::scanner::Scanner;
@@ -131,6 +131,11 @@ pub fn run(args: &CompanionArgs, source: Source) -> Result<Outcome> {
         session::Session::load(&path)?
     };
     let paced = !spec.starts_with("camera");
+    let hold = if names_photos(&spec) {
+        worker::PHOTO_HOLD
+    } else {
+        1
+    };
     // The look learned from the players' corrections in an earlier session, unless a
     // profile is named.
     let profile_path = learned_profile_path(&path);
@@ -171,6 +176,7 @@ pub fn run(args: &CompanionArgs, source: Source) -> Result<Outcome> {
                 move || open_source(&spec).map_err(|e| e.to_string()),
                 reader,
                 paced,
+                hold,
                 frames,
                 move || ctx.request_repaint(),
             )?;

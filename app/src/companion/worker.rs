@@ -8,7 +8,7 @@ use crate::reading::Reader;
 use alhambra_engine::Alhambra;
 use alhambra_vision::ScanResult;
 use alhambra_vision::scanner::Scanner;
-use alhambra_vision::source::FrameSource;
+use alhambra_vision::source::{Frame, FrameSource};
 use alhambra_vision::tracker::{AlhambraState, Tracker};
 use opencv::core::Mat;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,6 +19,10 @@ use std::time::{Duration, Instant};
 /// Frames of a file or a rendered sequence are shown at most this often: the tracker
 /// reads faster than a hand moves on most frames, and the demo should be watchable.
 const FILE_FRAME_INTERVAL: Duration = Duration::from_millis(200);
+
+/// Each photo of a folder is shown this many times in a row: the tracker accepts a layout
+/// once it has read it the same in several calm frames (`watch --hold`).
+pub const PHOTO_HOLD: u32 = 5;
 
 /// One frame and what was made of it.
 pub struct Shown {
@@ -78,6 +82,7 @@ impl Worker {
         open: impl FnOnce() -> Result<Box<dyn FrameSource + Send>, String> + Send + 'static,
         reader: Reader,
         paced: bool,
+        hold: u32,
         frames: Option<u64>,
         wake: impl Fn() + Send + 'static,
     ) -> std::io::Result<Worker> {
@@ -92,9 +97,9 @@ impl Worker {
                 .name("vision".into())
                 .spawn(move || {
                     let end = match open() {
-                        Ok(source) => {
-                            run(source, reader, &next, paced, frames, &stop, &mailbox, &wake)
-                        }
+                        Ok(source) => run(
+                            source, reader, &next, paced, hold, frames, &stop, &mailbox, &wake,
+                        ),
                         Err(e) => Report::Failed(e),
                     };
                     if let Ok(mut m) = mailbox.lock() {
@@ -157,6 +162,7 @@ fn run(
     reader: Reader,
     next_scanner: &Mutex<Option<Scanner>>,
     paced: bool,
+    hold: u32,
     frames: Option<u64>,
     stop: &AtomicBool,
     mailbox: &Mutex<Mailbox>,
@@ -165,12 +171,25 @@ fn run(
     let described = source.describe();
     let mut tracker = Tracker::new(reader.scanner.clone());
     let mut count = 0u64;
+    // The frame being held (see `hold`) and how many more times it is shown.
+    let mut held: Option<(Frame, u32)> = None;
     while !stop.load(Ordering::Relaxed) && frames.is_none_or(|n| count < n) {
         let started = Instant::now();
-        let mut frame = match source.next_frame() {
-            Ok(Some(frame)) => frame,
-            Ok(None) => return Report::Ended,
-            Err(e) => return Report::Failed(format!("{described}: {e}")),
+        let mut frame = match held.take() {
+            Some((frame, more)) if more > 0 => {
+                held = Some((frame.clone(), more - 1));
+                frame
+            }
+            _ => match source.next_frame() {
+                Ok(Some(frame)) => {
+                    if hold > 1 {
+                        held = Some((frame.clone(), hold - 1));
+                    }
+                    frame
+                }
+                Ok(None) => return Report::Ended,
+                Err(e) => return Report::Failed(format!("{described}: {e}")),
+            },
         };
         frame.index = count;
         count += 1;
