@@ -26,7 +26,7 @@ impl Cells {
             let Some(corners) = t.corners_px else {
                 continue;
             };
-            let pos = (0..turns % 4).fold(Pos::new(t.x, t.y), |p, _| p.rotated_clockwise());
+            let pos = turned(Pos::new(t.x, t.y), turns);
             // The scan's north-west corner is the layout's north-east after a quarter
             // turn clockwise, and so on.
             let q: [Point; 4] = std::array::from_fn(|k| {
@@ -95,6 +95,12 @@ impl Cells {
             .any(|q| (q.x - pos.x).abs() <= reach && (q.y - pos.y).abs() <= reach);
         near.then_some(pos)
     }
+}
+
+/// Cell `p` of a scan's reading as the accepted layout numbers it, the tracker having
+/// turned the reading clockwise `turns` times.
+pub fn turned(p: Pos, turns: u8) -> Pos {
+    (0..turns % 4).fold(p, |p, _| p.rotated_clockwise())
 }
 
 /// Whether `p` lies inside the convex quad `q`.

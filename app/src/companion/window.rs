@@ -4,7 +4,7 @@
 //! [`Companion::logic`] takes what the vision worker handed over; [`Companion::ui`] draws.
 //! Tests drive both without a worker (see [`Companion::show_frame`]).
 
-use super::cells::Cells;
+use super::cells::{Cells, turned};
 use super::learning::{self, Learning};
 use super::picture::Picture;
 use super::session::Session;
@@ -172,16 +172,16 @@ impl Companion {
         }
         if let Some(read) = &shown.read {
             for state in &shown.alhambras {
-                let near = read.alhambras.iter().min_by(|a, b| {
-                    let d = |x: &alhambra_vision::ScannedAlhambra| {
-                        (f64::from(x.fountain_px[0]) - state.fountain_px[0])
-                            .hypot(f64::from(x.fountain_px[1]) - state.fountain_px[1])
-                    };
-                    d(a).total_cmp(&d(b))
-                });
-                let Some(near) = near else { continue };
-                let d = (f64::from(near.fountain_px[0]) - state.fountain_px[0])
-                    .hypot(f64::from(near.fountain_px[1]) - state.fountain_px[1]);
+                let from_it = |a: &alhambra_vision::ScannedAlhambra| {
+                    (f64::from(a.fountain_px[0]) - state.fountain_px[0])
+                        .hypot(f64::from(a.fountain_px[1]) - state.fountain_px[1])
+                };
+                let nearest = read
+                    .alhambras
+                    .iter()
+                    .map(|a| (a, from_it(a)))
+                    .min_by(|a, b| a.1.total_cmp(&b.1));
+                let Some((near, d)) = nearest else { continue };
                 if !state.seen || d > 0.5 * state.tile_px.max(1.0) {
                     continue;
                 }
@@ -191,8 +191,7 @@ impl Companion {
                 }
                 self.confidence.retain(|(id, _), _| *id != state.id);
                 for t in &near.tiles {
-                    let pos =
-                        (0..state.turns % 4).fold(Pos::new(t.x, t.y), |p, _| p.rotated_clockwise());
+                    let pos = turned(Pos::new(t.x, t.y), state.turns);
                     self.confidence
                         .insert((state.id, pos), t.confidence.unwrap_or(1.0));
                 }
