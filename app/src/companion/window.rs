@@ -81,6 +81,8 @@ pub struct Companion {
     learning: Option<Learning>,
     /// The last change that broke a rule, shown at the top until the next change.
     alarm: Option<String>,
+    /// Where the picture was last drawn on the screen, and at what scale.
+    shown_at: Option<(Rect, f32)>,
 }
 
 impl Companion {
@@ -115,6 +117,7 @@ impl Companion {
             last_frame: None,
             learning: None,
             alarm: None,
+            shown_at: None,
         }
     }
 
@@ -643,11 +646,13 @@ impl Companion {
             return;
         };
         let [w, h] = self.picture_size.map(|v| v.max(1) as f32);
-        let room = ui.available_size();
-        let scale = (room.x / w).min(room.y / h);
-        let (response, painter) =
-            ui.allocate_painter(Vec2::new(w * scale, h * scale), egui::Sense::click());
-        let rect = response.rect;
+        // As large as the panel allows, in its middle.
+        let room = ui.available_rect_before_wrap();
+        let scale = (room.width() / w).min(room.height() / h);
+        let rect = Rect::from_center_size(room.center(), Vec2::new(w * scale, h * scale));
+        let response = ui.allocate_rect(rect, egui::Sense::click());
+        let painter = ui.painter_at(rect);
+        self.shown_at = Some((rect, scale));
         painter.image(
             texture.id(),
             rect,
@@ -1004,10 +1009,19 @@ mod tests {
         let (path, mut harness) = started("correct");
         harness.get_by_label("Player 1: 2 tiles, legal");
         // First click: the garden on the picture (its cell's centre, 140, 100).
-        let picked = harness.state().cell_at([140.0, 100.0]);
-        assert_eq!(picked, Some((0, Pos::new(1, 0))));
-        harness.state_mut().selected = picked;
+        let (rect, scale) = harness.state().shown_at.unwrap_or((Rect::NOTHING, 1.0));
+        let at = rect.min + Vec2::new(140.0, 100.0) * scale;
+        for pressed in [true, false] {
+            harness.event(egui::Event::PointerButton {
+                pos: at,
+                button: egui::PointerButton::Primary,
+                pressed,
+                modifiers: egui::Modifiers::NONE,
+            });
+            harness.step();
+        }
         harness.run();
+        assert_eq!(harness.state().selected, Some((0, Pos::new(1, 0))));
         // Second click: what it is.
         harness.get_by_label("tower").click();
         harness.run();
