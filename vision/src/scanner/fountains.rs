@@ -23,10 +23,8 @@ const LONE_NEIGHBOURS: usize = 1;
 /// Fountains grown to this many tiles or fewer are turned so (more neighbours wanted).
 const FEW_TILES: usize = 3;
 const LONE_MISFIT: f64 = 0.2;
-/// The sizes (relative to its own cell, or to the shared plane's pitch) a fountain grown
-/// alone is turned at (see `turn_lone_fountain`): the plane of the photo's largest
-/// Alhambra, carried across the table, may be off by an eighth where a far fountain lies
-/// (light-walled dev 8438: two neighbours missed at the plane's pitch, read at 0.88).
+/// The sizes (relative to its own cell) a fountain grown alone is turned at when no
+/// Alhambra tells the photo's plane (see `turn_lone_fountain`).
 const LONE_SIZES: [f64; 5] = [0.88, 0.94, 1.0, 1.06, 1.12];
 /// A fountain seen clearest at a tile size within this share of one the overview looked
 /// at was among its candidates (the overview's scores fall off beyond: a fountain at 0.67
@@ -1091,17 +1089,19 @@ impl Scanner {
     /// turned about the fountain (by `LONE_TURN_STEP` up to `LONE_TURN_STEPS` times each
     /// way) under which most of its four neighbours read as tiles not yet another's, at
     /// least `LONE_NEIGHBOURS` of them and more than the tiles it grew, the fountain still
-    /// read there; the least turn (then size change) among equals. On the plane of the
-    /// photo's largest Alhambra, or without one on the fountain's own lattice, at each of
-    /// the sizes of `LONE_SIZES` (the plane's pitch may be off this far from its
-    /// Alhambra; a lattice the comb turned by the octagon's 45 degrees, misled by the
-    /// table's grain, has a pitch of its own too). `None` when no turn does that.
+    /// read there; the least turn (then size change) among equals. On
+    /// the plane of the photo's largest Alhambra, whose pitch holds here; without one, on
+    /// the fountain's own lattice at the sizes of `LONE_SIZES` (a lattice the comb turned
+    /// by the octagon's 45 degrees, misled by the table's grain, has a pitch of its own
+    /// too). `None` when no turn does that.
     pub(super) fn turn_lone_fountain(&self, view: &View<'_>, grown: &Growth) -> Option<Homography> {
         if grown.quads.len() > FEW_TILES {
             return None;
         }
-        let plane = view.plane_grid.unwrap_or(grown.grid);
-        let sizes = &LONE_SIZES;
+        let (plane, sizes): (Homography, &[f64]) = match view.plane_grid {
+            Some(plane) => (plane, &[1.0]),
+            None => (grown.grid, &LONE_SIZES),
+        };
         let back = plane.inverse()?;
         let quad = grown.quads.get(&(0, 0))?;
         let on_plane: Vec<Point> = quad.iter().map(|p| back.apply(*p)).collect::<Option<_>>()?;
