@@ -130,11 +130,16 @@ pub fn run(args: &CompanionArgs, source: Source) -> Result<Outcome> {
     } else {
         session::Session::load(&path)?
     };
-    let paced = !spec.starts_with("camera");
-    let hold = if names_photos(&spec) {
-        worker::PHOTO_HOLD
-    } else {
-        1
+    let pace = worker::Pace {
+        paced: !spec.starts_with("camera"),
+        hold: if names_photos(&spec) {
+            worker::PHOTO_HOLD
+        } else {
+            1
+        },
+        frames: args.frames,
+        // The demo plays on until the window is closed, unless a run is scripted.
+        repeat: spec == DEMO && args.frames.is_none() && !args.close_when_done,
     };
     // The look learned from the players' corrections in an earlier session, unless a
     // profile is named.
@@ -160,7 +165,6 @@ pub fn run(args: &CompanionArgs, source: Source) -> Result<Outcome> {
         scan_options: reader.scanner.options().clone(),
         profile_path,
     };
-    let frames = args.frames;
     let native = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("Alhambra table companion")
@@ -175,9 +179,7 @@ pub fn run(args: &CompanionArgs, source: Source) -> Result<Outcome> {
             let worker = worker::Worker::start(
                 move || open_source(&spec).map_err(|e| e.to_string()),
                 reader,
-                paced,
-                hold,
-                frames,
+                pace,
                 move || ctx.request_repaint(),
             )?;
             Ok(Box::new(Companion::new(options, saved, Some(worker))))

@@ -139,6 +139,11 @@ impl Companion {
         }
         if let Some(end) = end {
             self.ended = Some(match end {
+                Report::Restarted => {
+                    self.log
+                        .push(format!("{}: from the start again", self.options.source));
+                    return;
+                }
                 Report::Ended => "the source has no more frames".to_owned(),
                 Report::Failed(why) => format!("reading stopped: {why}"),
             });

@@ -24,6 +24,20 @@ const FILE_FRAME_INTERVAL: Duration = Duration::from_millis(200);
 /// once it has read it the same in several calm frames (`watch --hold`).
 pub const PHOTO_HOLD: u32 = 5;
 
+/// How the worker goes through its source.
+#[derive(Debug, Clone, Copy)]
+pub struct Pace {
+    /// Show frames no faster than a person watches (files and rendered sequences; a
+    /// camera paces itself).
+    pub paced: bool,
+    /// Show each frame this many times in a row (photos, see [`PHOTO_HOLD`]).
+    pub hold: u32,
+    /// Read no more than this many frames.
+    pub frames: Option<u64>,
+    /// Open the source again when it ends, with a new tracker (the demo footage).
+    pub repeat: bool,
+}
+
 /// One frame and what was made of it.
 pub struct Shown {
     /// The frame's number from the source's start.
@@ -46,6 +60,8 @@ pub struct Shown {
 
 /// What the worker has to say.
 pub enum Report {
+    /// The source ended and was opened again (see [`Pace::repeat`]).
+    Restarted,
     /// The source has no more frames.
     Ended,
     /// Reading failed; the worker stopped.
@@ -73,17 +89,13 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// Starts reading `source` (opened by `open` on the worker's thread, as rendering the
+    /// Starts reading the source `open` opens (on the worker's thread, as rendering the
     /// demo table takes a moment) with `reader` (its scanner, and the camera file's
-    /// undistortion); `wake` is called after each report (the
-    /// window's repaint). `paced`: show frames no faster than a person watches (files and
-    /// rendered sequences; a camera paces itself).
+    /// undistortion) at `pace`; `wake` is called after each report (the window's repaint).
     pub fn start(
-        open: impl FnOnce() -> Result<Box<dyn FrameSource + Send>, String> + Send + 'static,
+        open: impl Fn() -> Result<Box<dyn FrameSource + Send>, String> + Send + 'static,
         reader: Reader,
-        paced: bool,
-        hold: u32,
-        frames: Option<u64>,
+        pace: Pace,
         wake: impl Fn() + Send + 'static,
     ) -> std::io::Result<Worker> {
         let mailbox = Arc::new(Mutex::new(Mailbox::default()));
@@ -96,11 +108,30 @@ impl Worker {
             std::thread::Builder::new()
                 .name("vision".into())
                 .spawn(move || {
-                    let end = match open() {
-                        Ok(source) => run(
-                            source, reader, &next, paced, hold, frames, &stop, &mailbox, &wake,
-                        ),
-                        Err(e) => Report::Failed(e),
+                    // The scanner read with, a profile learned since included.
+                    let mut scanner = reader.scanner.clone();
+                    let end = loop {
+                        let end = match open() {
+                            Ok(source) => {
+                                let reading = Reading {
+                                    reader: &reader,
+                                    next: &next,
+                                    pace,
+                                    stop: &stop,
+                                };
+                                run(source, &mut scanner, &reading, &mailbox, &wake)
+                            }
+                            Err(e) => Report::Failed(e),
+                        };
+                        let again = pace.repeat
+                            && matches!(end, Report::Ended)
+                            && !stop.load(Ordering::Relaxed);
+                        if !again {
+                            break end;
+                        }
+                        if let Ok(mut m) = mailbox.lock() {
+                            m.end = Some(Report::Restarted);
+                        }
                     };
                     if let Ok(mut m) = mailbox.lock() {
                         m.end = Some(end);
@@ -155,21 +186,38 @@ impl Drop for Worker {
     }
 }
 
-/// Reads frames until the source ends, `frames` were read, or the window closes.
-#[allow(clippy::too_many_arguments)]
+/// What a pass through the source reads with.
+struct Reading<'a> {
+    reader: &'a Reader,
+    /// A scanner the window handed over, to read with from the next frame on.
+    next: &'a Mutex<Option<Scanner>>,
+    pace: Pace,
+    stop: &'a AtomicBool,
+}
+
+/// Reads frames until the source ends, the pace's frames were read, or the window closes;
+/// `scanner` is the one read with, replaced by any the window hands over.
 fn run(
     mut source: Box<dyn FrameSource + Send>,
-    reader: Reader,
-    next_scanner: &Mutex<Option<Scanner>>,
-    paced: bool,
-    hold: u32,
-    frames: Option<u64>,
-    stop: &AtomicBool,
+    scanner: &mut Scanner,
+    reading: &Reading<'_>,
     mailbox: &Mutex<Mailbox>,
     wake: &dyn Fn(),
 ) -> Report {
+    let Reading {
+        reader,
+        next: next_scanner,
+        pace:
+            Pace {
+                paced,
+                hold,
+                frames,
+                ..
+            },
+        stop,
+    } = *reading;
     let described = source.describe();
-    let mut tracker = Tracker::new(reader.scanner.clone());
+    let mut tracker = Tracker::new(scanner.clone());
     let mut count = 0u64;
     // The frame being held (see `hold`) and how many more times it is shown.
     let mut held: Option<(Frame, u32)> = None;
@@ -198,6 +246,7 @@ fn run(
             Err(e) => return Report::Failed(format!("{described}: {e:#}")),
         };
         if let Some(s) = next_scanner.lock().ok().and_then(|mut s| s.take()) {
+            *scanner = s.clone();
             tracker.use_scanner(s);
         }
         let update = match tracker.push(&frame) {
