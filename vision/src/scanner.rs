@@ -40,6 +40,7 @@ mod grid_fit;
 mod growth;
 mod lattice;
 mod readings;
+mod remembered;
 mod rereading;
 mod table_colour;
 mod view;
@@ -57,6 +58,8 @@ use readings::{
     joined_tiles, shared_light, take_larger, take_much_larger, tell_readings, tile_count,
     violations,
 };
+pub use remembered::CellLooks;
+use remembered::{Looks, remembered_key};
 use table_colour::{TableColour, TableLight, TableShare, table_colour, table_share_of};
 use view::{EdgeMap, Known, Photo, View};
 
@@ -433,7 +436,7 @@ impl Scanner {
 
     /// Scans one BGR frame.
     pub fn scan(&self, frame: &Mat) -> Result<Scan, ScanError> {
-        self.scan_with(frame, None)
+        self.scan_with(frame, None, None)
     }
 
     /// Reads a frame of the table `previous` was read from (a video: the same camera,
@@ -449,6 +452,19 @@ impl Scanner {
         frame: &Mat,
         previous: &Scan,
         changed: &[bool],
+    ) -> Result<Scan, ScanError> {
+        self.scan_from_remembering(frame, previous, changed, None)
+    }
+
+    /// [`Scanner::scan_from`], taking the looks `remembered` from earlier frames instead
+    /// of looking again (the caller keeps only those where the picture did not change;
+    /// see [`CellLooks::keep_unchanged`]) and remembering this frame's there.
+    pub fn scan_from_remembering(
+        &self,
+        frame: &Mat,
+        previous: &Scan,
+        changed: &[bool],
+        remembered: Option<&CellLooks>,
     ) -> Result<Scan, ScanError> {
         if previous.alhambras.is_empty() {
             return self.scan(frame);
@@ -477,7 +493,16 @@ impl Scanner {
             kept_fountains: &kept_fountains,
             plane: previous.trace.marker_plane.as_ref(),
         };
-        let mut scan = self.scan_with(frame, Some(known))?;
+        if let Some(r) = remembered {
+            // The looks' quads are in the pixels read (see `scan_with`).
+            let w = frame.cols();
+            r.scale.set(if w > MAX_WORKING_WIDTH {
+                f64::from(w) / f64::from(MAX_WORKING_WIDTH)
+            } else {
+                1.0
+            });
+        }
+        let mut scan = self.scan_with(frame, Some(known), remembered)?;
         if scan.alhambras.len() < grids.len() {
             return self.scan(frame);
         }
@@ -492,7 +517,12 @@ impl Scanner {
 
     /// [`Scanner::scan`], growing (or keeping) the Alhambras `known` instead of searching
     /// for them when given.
-    fn scan_with(&self, frame: &Mat, known: Option<Known<'_>>) -> Result<Scan, ScanError> {
+    fn scan_with(
+        &self,
+        frame: &Mat,
+        known: Option<Known<'_>>,
+        remembered: Option<&CellLooks>,
+    ) -> Result<Scan, ScanError> {
         if frame.empty() {
             return Err(ScanError::BadFrame("the image is empty".into()));
         }
@@ -539,7 +569,7 @@ impl Scanner {
                 kept_fountains: fountains,
                 plane: None,
             });
-            let mut scan = self.scan_with(&small, small_known)?;
+            let mut scan = self.scan_with(&small, small_known, remembered)?;
             let up = Homography::scale(1.0 / s);
             let grow = |p: Point| [p[0] / s, p[1] / s];
             for a in &mut scan.alhambras {
@@ -592,6 +622,7 @@ impl Scanner {
             markers,
             white,
             known,
+            remembered: remembered.map(|r| &r.shot),
         };
         let t1 = std::time::Instant::now();
         let (count, grown) = (joined_tiles, grown_alhambras);
@@ -756,7 +787,11 @@ impl Scanner {
         self.toned_alhambras(shot.through(through), &mut alhambras)?;
         if let Some(even) = &even {
             let again = self
-                .read_table(shot.showing(even).through(through))?
+                .read_table(
+                    shot.showing(even)
+                        .remembering(remembered.map(|r| &r.evened))
+                        .through(through),
+                )?
                 .alhambras;
             tell_readings("light made even", &again, &alhambras);
             looks.extend(again.iter().cloned());

@@ -57,7 +57,7 @@
 //!   changes are judged.
 
 use crate::geometry::Point;
-use crate::scanner::{FoundAlhambra, Scan, ScanError, Scanner};
+use crate::scanner::{CellLooks, FoundAlhambra, Scan, ScanError, Scanner};
 use crate::source::Frame;
 use alhambra_engine::{Alhambra, Change, Piece, Pos, Rules, Side, Violation, Walls};
 use opencv::core::{self as cv, Mat, Rect, Size};
@@ -337,6 +337,10 @@ pub struct Tracker {
     /// outside every Alhambra that looks as it did in one of them shows nothing a whole
     /// scan has not looked at.
     whole_greys: Vec<Mat>,
+    /// The looks of the frames read since the last whole scan, where the picture has not
+    /// changed since (see [`CellLooks`]): a frame read from the last scan looks again
+    /// only where it changed.
+    looks: CellLooks,
 }
 
 impl Track {
@@ -600,14 +604,13 @@ const WHOLE_GREYS: usize = 4;
 /// shows the table again), and for each area whether one touches it.
 fn block_changes(
     a: &Mat,
-    b: &Mat,
+    blocks: &Mat,
     seen: &[Mat],
     block: i32,
     threshold: f32,
     areas: &[Rect],
 ) -> Result<(bool, Vec<bool>), opencv::Error> {
     let block = block.max(1);
-    let blocks = block_diffs(a, b, block)?;
     let before: Vec<Mat> = seen
         .iter()
         .filter(|s| s.size().ok() == a.size().ok())
@@ -620,7 +623,7 @@ fn block_changes(
     let mut touched = vec![false; areas.len()];
     for by in 0..blocks.rows() {
         for bx in 0..blocks.cols() {
-            if !differs(&blocks, bx, by)? {
+            if !differs(blocks, bx, by)? {
                 continue;
             }
             let here = Rect::new(bx * block, by * block, block, block);
@@ -641,6 +644,24 @@ fn block_changes(
         }
     }
     Ok((outside, touched))
+}
+
+/// Whether no block of `blocks` (mean differences per block) that box `b` (x0, y0, x1,
+/// y1, in blocks) covers differs by more than `threshold`; blocks beyond the frame, black
+/// in every frame, never differ.
+fn unchanged_in(blocks: &Mat, b: [f64; 4], threshold: f32) -> bool {
+    let (columns, rows) = (blocks.cols(), blocks.rows());
+    let x0 = (b[0].floor().max(0.0) as i32).min(columns);
+    let y0 = (b[1].floor().max(0.0) as i32).min(rows);
+    let x1 = (b[2].floor().max(-1.0) as i32).min(columns - 1);
+    let y1 = (b[3].floor().max(-1.0) as i32).min(rows - 1);
+    (y0..=y1).all(|by| {
+        (x0..=x1).all(|bx| {
+            blocks
+                .at_2d::<u8>(by, bx)
+                .is_ok_and(|&d| f32::from(d) <= threshold)
+        })
+    })
 }
 
 /// Image area `area` (x0, y0, x1, y1 in image pixels) on a frame shrunk by `scale` to
@@ -686,6 +707,7 @@ impl Tracker {
             scan_grey: None,
             whole_at: 0,
             whole_greys: Vec::new(),
+            looks: CellLooks::new(),
         }
     }
 
@@ -715,6 +737,7 @@ impl Tracker {
         self.scan_grey = None;
         self.read_grey = None;
         self.whole_greys.clear();
+        self.looks.forget();
     }
 
     /// Measures a frame's motion and, when it may show something new, scans and fuses it.
@@ -795,9 +818,10 @@ impl Tracker {
                     .iter()
                     .map(|a| roi_of(area_of(a, tile_px_of(a)), scale, size))
                     .collect();
+                let blocks = block_diffs(&grey, read, opts.change_block.max(1))?;
                 let (outside, touched) = block_changes(
                     &grey,
-                    read,
+                    &blocks,
                     &self.whole_greys,
                     opts.change_block,
                     opts.change_threshold,
@@ -814,14 +838,23 @@ impl Tracker {
                     .zip(&touched)
                     .map(|(a, &touched)| touched || !settled(a))
                     .collect();
+                if !outside {
+                    let block = f64::from(opts.change_block.max(1));
+                    self.looks.keep_unchanged(|b| {
+                        unchanged_in(&blocks, b.map(|v| v * scale / block), opts.change_threshold)
+                    });
+                }
                 (!outside).then_some((last, changed))
             }
             _ => None,
         };
         let whole = from.is_none();
         let scan = match from {
-            Some((last, changed)) => scanner.scan_from(&frame.image, last, &changed)?,
+            Some((last, changed)) => {
+                scanner.scan_from_remembering(&frame.image, last, &changed, Some(&self.looks))?
+            }
             None => {
+                self.looks.forget();
                 self.whole_at = frame.index;
                 self.whole_greys.insert(0, grey.clone());
                 self.whole_greys.truncate(WHOLE_GREYS);
@@ -1206,15 +1239,18 @@ mod tests {
         let near = [Rect::new(90, 50, 30, 30)];
         let away = [Rect::new(200, 100, 30, 30)];
         let changes = |x: &Mat, areas: &[Rect]| {
-            block_changes(&a, x, &[], block, threshold, areas).expect("measured")
+            let blocks = block_diffs(&a, x, block).expect("measured");
+            block_changes(&a, &blocks, &[], block, threshold, areas).expect("measured")
         };
         assert_eq!(changes(&c, &near), (false, vec![true]));
         assert_eq!(changes(&c, &away), (true, vec![false]));
         assert_eq!(changes(&b, &near), (false, vec![false]));
         // The patch gone again (a hand beside the table that left): against the frame
         // with it, a change; against one seen before without it as well, nothing new.
-        let gone =
-            |seen: &[Mat]| block_changes(&b, &c, seen, block, threshold, &away).expect("measured");
+        let gone = |seen: &[Mat]| {
+            let blocks = block_diffs(&b, &c, block).expect("measured");
+            block_changes(&b, &blocks, seen, block, threshold, &away).expect("measured")
+        };
         assert_eq!(gone(&[]), (true, vec![false]));
         assert_eq!(gone(std::slice::from_ref(&a)), (false, vec![false]));
     }

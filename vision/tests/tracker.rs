@@ -3,7 +3,7 @@
 
 use alhambra_engine::{Alhambra, Change};
 use alhambra_vision::default_profile::default_profile;
-use alhambra_vision::scanner::{Scan, ScanOptions, Scanner};
+use alhambra_vision::scanner::{CellLooks, Scan, ScanOptions, Scanner};
 use alhambra_vision::source::{
     Camera, Frame, FrameSource, ImageFiles, Phase, SourceError, Story, SyntheticOptions,
     SyntheticScene, open_source,
@@ -456,6 +456,65 @@ fn a_frame_read_from_the_scan_before_it_reads_as_a_whole_scan_does() {
         same_layouts(&whole, &fallback),
         "whole {whole:?}\nfallback {fallback:?}"
     );
+}
+
+#[test]
+fn a_frame_read_with_the_looks_of_the_one_before_looks_again_only_where_it_changed() {
+    let scene = sequence(2, Story::TileAdded);
+    let scanner = scanner_for(&scene);
+    let before = match scanner.scan(scene.clean_before()) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    let read = |image: &opencv::core::Mat, looks: Option<&CellLooks>| match scanner
+        .scan_from_remembering(image, &before, &[], looks)
+    {
+        Ok(s) => layouts(&s),
+        Err(e) => panic!("{e}"),
+    };
+    let mut looks = CellLooks::new();
+    let first = read(scene.clean_before(), Some(&looks));
+    let taken = looks.len();
+    assert!(taken > 100, "{taken} looks remembered");
+    // The same picture again: every look is remembered, none taken anew, the same read.
+    let again = read(scene.clean_before(), Some(&looks));
+    assert_eq!(looks.len(), taken);
+    assert!(same_layouts(&first, &again), "{first:?}\n{again:?}");
+    // A tile laid: only the looks about it are forgotten and taken again, and the frame
+    // reads as it does with no looks remembered.
+    let Some(added) = scene.added_tile() else {
+        panic!("the tile story adds a tile")
+    };
+    let Some(corners) = scene.labels_after().alhambras[added.alhambra]
+        .tiles
+        .iter()
+        .find(|t| (t.x, t.y) == (added.pos.x, added.pos.y))
+        .and_then(|t| t.corners_px)
+    else {
+        panic!("the added tile is labelled with its corners")
+    };
+    let (xs, ys) = (
+        corners.map(|c| f64::from(c[0])),
+        corners.map(|c| f64::from(c[1])),
+    );
+    let lo = |v: [f64; 4]| v.iter().copied().fold(f64::INFINITY, f64::min) - 20.0;
+    let hi = |v: [f64; 4]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max) + 20.0;
+    let changed = [lo(xs), lo(ys), hi(xs), hi(ys)];
+    looks.keep_unchanged(|b| {
+        b[2] < changed[0] || b[0] > changed[2] || b[3] < changed[1] || b[1] > changed[3]
+    });
+    let kept = looks.len();
+    assert!(kept < taken && kept > taken / 2, "kept {kept} of {taken}");
+    let after = read(scene.clean_after(), Some(&looks));
+    let fresh = read(scene.clean_after(), None);
+    assert!(same_layouts(&after, &fresh), "{after:?}\n{fresh:?}");
+    assert!(
+        looks.len() - kept < taken / 2,
+        "{} looks taken anew of {taken}",
+        looks.len() - kept
+    );
+    looks.forget();
+    assert!(looks.is_empty());
 }
 
 #[test]

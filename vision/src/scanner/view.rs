@@ -139,6 +139,10 @@ pub(super) struct Photo<'a> {
     /// The Alhambras an earlier frame read, when they are to be grown again or kept
     /// instead of searched for (see [`super::Scanner::scan_from`]).
     pub(super) known: Option<Known<'a>>,
+    /// Looks at these pixels remembered from earlier frames of a still camera, where
+    /// they did not change, and where this reading's looks are remembered for the next
+    /// (see [`super::remembered`]).
+    pub(super) remembered: Option<&'a RefCell<Looks>>,
 }
 
 /// The Alhambras an earlier frame read: the lattices (grid to image pixels) of those to
@@ -160,7 +164,20 @@ impl<'a> Photo<'a> {
     where
         'a: 'b,
     {
-        Photo { frame, ..self }
+        Photo {
+            frame,
+            remembered: None,
+            ..self
+        }
+    }
+
+    /// The same look remembering its looks in `remembered` (see [`Photo::remembered`]):
+    /// for other pixels than the photo as shot, their own.
+    pub(super) fn remembering<'b>(self, remembered: Option<&'b RefCell<Looks>>) -> Photo<'b>
+    where
+        'a: 'b,
+    {
+        Photo { remembered, ..self }
     }
 
     /// The same look under another white balance.
@@ -209,6 +226,8 @@ pub(super) struct View<'a> {
     /// (see [`Known`]): always another Alhambra's.
     pub(super) kept_cells: Vec<(Point, f64)>,
     pub(super) kept_fountains: Vec<Point>,
+    /// See [`Photo::remembered`].
+    pub(super) remembered: Option<&'a RefCell<Looks>>,
 }
 
 /// A quad's corners and a white balance, bit for bit: equal keys give equal features.
@@ -235,6 +254,7 @@ impl<'a> View<'a> {
             table_shares: RefCell::default(),
             kept_cells,
             kept_fountains,
+            remembered: photo.remembered,
         })
     }
 
@@ -524,10 +544,22 @@ impl<'a> View<'a> {
         if let Some(known) = self.looked.borrow().get(&key) {
             return known.clone();
         }
-        FEATURE_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let f = sample_patch(self.frame, q)
-            .ok()
-            .and_then(|patch| features(&patch, self.white).ok());
+        let earlier = self
+            .remembered
+            .and_then(|looks| looks.borrow().get(&remembered_key(&key)).cloned());
+        let f = match earlier {
+            Some(f) => f,
+            None => {
+                FEATURE_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let f = sample_patch(self.frame, q)
+                    .ok()
+                    .and_then(|patch| features(&patch, self.white).ok());
+                if let Some(looks) = self.remembered {
+                    looks.borrow_mut().insert(remembered_key(&key), f.clone());
+                }
+                f
+            }
+        };
         self.looked.borrow_mut().insert(key, f.clone());
         f
     }
