@@ -4,7 +4,7 @@
 
 use alhambra_vision::appearance::{CellFeatures, Profile, features, sample_patch};
 use alhambra_vision::geometry::Point;
-use alhambra_vision::scanner::{ScanOptions, Scanner};
+use alhambra_vision::scanner::{CellLooks, ScanOptions, Scanner};
 use alhambra_vision::synth::{Difficulty, RenderedScene, SceneOptions, render};
 use alhambra_vision::training::{learn_profile, photo_samples};
 use divan::Bencher;
@@ -162,6 +162,41 @@ fn scan_from_last_1080p(b: Bencher, difficulty: Difficulty) {
         .bench(|| {
             for (p, last) in &photos {
                 black_box(scanner.scan_from(&p.image, last, &[]).ok());
+            }
+        });
+}
+
+/// The same, each photo's looks remembered from a read before (see `CellLooks`), as the
+/// tracker reads a frame where nothing moved over the cells it reads: what is left is
+/// deciding from the looks. (A tile laid costs the looks about it on top.)
+#[divan::bench(args = [Difficulty::Easy, Difficulty::Normal], sample_count = 5, sample_size = 1)]
+fn scan_from_last_remembered_1080p(b: Bencher, difficulty: Difficulty) {
+    let s = setup();
+    let scanner = Scanner::new(s.profile.clone(), ScanOptions::default());
+    let photos: Vec<_> = (0..4)
+        .filter_map(|k| {
+            let scene = render(&SceneOptions {
+                seed: 100 + k,
+                difficulty,
+                ..SceneOptions::default()
+            })
+            .ok()?;
+            let last = scanner.scan(&scene.image).ok()?;
+            let looks = CellLooks::new();
+            scanner
+                .scan_from_remembering(&scene.image, &last, &[], Some(&looks))
+                .ok()?;
+            Some((scene, last, looks))
+        })
+        .collect();
+    b.counter(divan::counter::ItemsCount::new(photos.len()))
+        .bench_local(|| {
+            for (p, last, looks) in &photos {
+                black_box(
+                    scanner
+                        .scan_from_remembering(&p.image, last, &[], Some(looks))
+                        .ok(),
+                );
             }
         });
 }
