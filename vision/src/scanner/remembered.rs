@@ -16,18 +16,21 @@ use std::collections::HashMap;
 /// Steps per pixel the corners of a remembered quad are rounded to.
 const STEPS: f64 = 64.0;
 
-/// A quad's corners in [`STEPS`] of a pixel, and the white balance bit for bit.
-pub(super) type RememberedKey = ([i32; 8], [u32; 3]);
+/// A quad's corners in [`STEPS`] of a pixel, the white balance bit for bit, and the share
+/// of glare taken off the patch (bit for bit; 0 for none).
+pub(super) type RememberedKey = ([i32; 8], [u32; 3], u32);
 
 /// Features by quad and white balance.
 pub(super) type Looks = HashMap<RememberedKey, Option<CellFeatures>>;
 
-/// How a look at quad `key` is remembered.
-pub(super) fn remembered_key(key: &LookKey) -> RememberedKey {
+/// How a look at quad `key` is remembered, with `deglared` of glare taken off its patch
+/// (see [`crate::appearance::deglared`]) when given.
+pub(super) fn remembered_key(key: &LookKey, deglared: Option<f32>) -> RememberedKey {
     let (corners, white) = key;
     (
         corners.map(|bits| (f64::from_bits(bits) * STEPS).round() as i32),
         *white,
+        deglared.map_or(0, f32::to_bits),
     )
 }
 
@@ -85,7 +88,7 @@ impl CellLooks {
     pub fn keep_unchanged(&mut self, mut unchanged: impl FnMut([f64; 4]) -> bool) {
         let scale = self.scale.get();
         let box_of = |key: &RememberedKey| -> [f64; 4] {
-            let (corners, _) = key;
+            let (corners, _, _) = key;
             let mut b = [
                 f64::INFINITY,
                 f64::INFINITY,
@@ -128,7 +131,7 @@ mod tests {
     }
 
     fn key(x: f64, y: f64, size: f64) -> RememberedKey {
-        remembered_key(&look_key(x, y, size))
+        remembered_key(&look_key(x, y, size), None)
     }
 
     #[test]
@@ -137,6 +140,11 @@ mod tests {
         assert_eq!(key(100.25 + 3e-6, 40.5 - 2e-6, 48.0), here);
         assert_ne!(key(100.25 + 0.05, 40.5, 48.0), here);
         assert_ne!(key(100.25, 40.5, 48.1), here);
+        // The same quad with glare taken off is another look.
+        assert_ne!(
+            remembered_key(&look_key(100.25, 40.5, 48.0), Some(0.5)),
+            here
+        );
     }
 
     #[test]

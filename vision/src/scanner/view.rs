@@ -394,11 +394,37 @@ impl<'a> View<'a> {
         profile: &Profile,
         q: &[Point; 4],
     ) -> Option<(CellFeatures, (bool, f32), f32)> {
-        let patch = sample_patch(self.frame, q).ok()?;
+        let key = self.look_key(q);
+        let mut patch: Option<Mat> = None;
         let mut best: Option<(CellFeatures, (bool, f32), f32)> = None;
         for share in DEGLARE_SHARES {
-            FEATURE_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Ok(f) = deglared(&patch, share).and_then(|p| features(&p, self.white)) else {
+            let remembered = self.remembered.and_then(|looks| {
+                looks
+                    .borrow()
+                    .get(&remembered_key(&key, Some(share)))
+                    .cloned()
+            });
+            let f = match remembered {
+                Some(f) => f,
+                None => {
+                    if patch.is_none() {
+                        patch = Some(sample_patch(self.frame, q).ok()?);
+                    }
+                    FEATURE_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let f = patch.as_ref().and_then(|patch| {
+                        deglared(patch, share)
+                            .and_then(|p| features(&p, self.white))
+                            .ok()
+                    });
+                    if let Some(looks) = self.remembered {
+                        looks
+                            .borrow_mut()
+                            .insert(remembered_key(&key, Some(share)), f.clone());
+                    }
+                    f
+                }
+            };
+            let Some(f) = f else {
                 continue;
             };
             let presence = self.presence_of(profile, q, &f);
@@ -546,7 +572,7 @@ impl<'a> View<'a> {
         }
         let earlier = self
             .remembered
-            .and_then(|looks| looks.borrow().get(&remembered_key(&key)).cloned());
+            .and_then(|looks| looks.borrow().get(&remembered_key(&key, None)).cloned());
         let f = match earlier {
             Some(f) => f,
             None => {
@@ -555,7 +581,9 @@ impl<'a> View<'a> {
                     .ok()
                     .and_then(|patch| features(&patch, self.white).ok());
                 if let Some(looks) = self.remembered {
-                    looks.borrow_mut().insert(remembered_key(&key), f.clone());
+                    looks
+                        .borrow_mut()
+                        .insert(remembered_key(&key, None), f.clone());
                 }
                 f
             }
