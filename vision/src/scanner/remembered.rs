@@ -34,8 +34,9 @@ pub(super) fn remembered_key(key: &LookKey, deglared: Option<f32>) -> Remembered
     )
 }
 
-/// Most looks remembered: past this many (lattices that kept changing) all are forgotten.
-const MOST_LOOKS: usize = 200_000;
+/// Most looks remembered (about 600 bytes each: 24 MB): past this many (lattices that
+/// kept moving) all are forgotten. A frame's reading takes a few thousand.
+const MOST_LOOKS: usize = 40_000;
 
 /// The looks of the frames read so far, where the picture has not changed since (see
 /// [`super::Scanner::scan_from_remembering`]).
