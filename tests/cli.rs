@@ -802,7 +802,14 @@ fn eval_prints_the_table_and_the_json() {
     let o = alhambra(&["eval", arg(&folder)]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
-    for column in ["photos", "bldg err%", "wall err%", "missed%", "ms p95"] {
+    for column in [
+        "photos",
+        "bldg err%",
+        "wall err%",
+        "missed%",
+        "sure wrong%",
+        "ms p95",
+    ] {
         assert!(text.contains(column), "{column}: {text}");
     }
     assert!(
@@ -826,6 +833,7 @@ fn eval_prints_the_table_and_the_json() {
         "score_exact_pct",
         "ms_median",
         "ms_p95",
+        "sure_wrong_pct",
     ] {
         assert!(v["overall"][key].is_number(), "{key}: {v}");
     }

@@ -183,7 +183,7 @@ pub fn run(args: &EvalArgs) -> Result<Outcome> {
         let mut rows = vec![("overall".to_owned(), overall.rates())];
         rows.extend(order.into_iter().map(|k| (k.clone(), groups[k].rates())));
         crate::output::print(&format!(
-            "{}{} labelled photo(s) in {}; building error per tile read, wall error per side read, missed and phantom per labelled tile; in view%: exact Alhambras among those whose fountain is not hidden (cells are counted from the fountain: under a hand, none can be placed); timings on one thread\n",
+            "{}{} labelled photo(s) in {}; building error per tile read, wall error per side read, missed and phantom per labelled tile; in view%: exact Alhambras among those whose fountain is not hidden (cells are counted from the fountain: under a hand, none can be placed); sure wrong%: tiles read wrongly (building, a wall, or no tile there) with a confidence of at least 0.8 (shown without a ?), per tile read; timings on one thread\n",
             table(&rows),
             photos.len(),
             args.dir.display()
@@ -206,6 +206,7 @@ fn table(rows: &[(String, Rates)]) -> String {
         "in view%",
         "photo exact%",
         "score exact%",
+        "sure wrong%",
         "ms median",
         "ms p95",
     ];
@@ -223,6 +224,7 @@ fn table(rows: &[(String, Rates)]) -> String {
                 format!("{:.0}", r.in_view_exact_pct),
                 format!("{:.0}", r.photo_exact_pct),
                 format!("{:.0}", r.score_exact_pct),
+                format!("{:.2}", r.sure_wrong_pct),
                 format!("{:.0}", r.ms_median),
                 format!("{:.0}", r.ms_p95),
             ]

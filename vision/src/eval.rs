@@ -37,8 +37,22 @@ pub struct Tally {
     pub photos_exact: u32,
     /// Photos where every player's round-3 total is right.
     pub scores_exact: u32,
+    /// Tiles read (in view), phantoms included.
+    pub read: u32,
+    /// Of those, read wrongly (another building, a side's wall, or no tile there) with
+    /// a confidence of at least [`SURE`]: errors the companion shows without a `?`.
+    pub sure_wrong: u32,
     /// Milliseconds per photo, one entry each.
     pub millis: Vec<f64>,
+}
+
+/// The confidence from which a tile is shown as sure (the companion marks those below
+/// with a `?`).
+pub const SURE: f32 = 0.8;
+
+/// Whether a tile read with `confidence` counts as sure (no confidence given: sure).
+fn sure(confidence: Option<f32>) -> bool {
+    confidence.is_none_or(|c| c >= SURE)
 }
 
 /// Rates derived from a tally.
@@ -66,6 +80,8 @@ pub struct Rates {
     pub ms_median: f64,
     /// 95th percentile milliseconds per photo.
     pub ms_p95: f64,
+    /// Tiles read wrongly though sure (see [`Tally::sure_wrong`]) per tile read, %.
+    pub sure_wrong_pct: f64,
 }
 
 fn pct(n: u32, d: u32) -> f64 {
@@ -102,6 +118,8 @@ impl Tally {
         self.in_view_exact += o.in_view_exact;
         self.photos_exact += o.photos_exact;
         self.scores_exact += o.scores_exact;
+        self.read += o.read;
+        self.sure_wrong += o.sure_wrong;
         self.millis.extend(&o.millis);
     }
 
@@ -123,6 +141,7 @@ impl Tally {
             score_exact_pct: pct(self.scores_exact, self.photos),
             ms_median: percentile(&self.millis, 0.5),
             ms_p95: percentile(&self.millis, 0.95),
+            sure_wrong_pct: pct(self.sure_wrong, self.read),
         }
     }
 }
@@ -139,6 +158,8 @@ struct Comparison {
     sides: u32,
     missed: u32,
     phantom: u32,
+    /// Tiles read wrongly though sure (see [`Tally::sure_wrong`]).
+    sure_wrong: u32,
     found_visible: Vec<ScannedTile>,
 }
 
@@ -162,6 +183,7 @@ fn compare(label: &ScannedAlhambra, found: &[ScannedTile]) -> Comparison {
         sides: 0,
         missed: 0,
         phantom: 0,
+        sure_wrong: 0,
         found_visible: Vec::new(),
     };
     let mut labelled = HashSet::new();
@@ -181,13 +203,17 @@ fn compare(label: &ScannedAlhambra, found: &[ScannedTile]) -> Comparison {
                         c.wall_errors += 1;
                     }
                 }
+                let wrong = g.building != t.building || g.walls != t.walls;
+                c.sure_wrong += u32::from(wrong && sure(g.confidence));
             }
         }
     }
-    c.phantom = found_visible
+    let phantoms: Vec<&ScannedTile> = found_visible
         .iter()
         .filter(|t| !labelled.contains(&(t.x, t.y)))
-        .count() as u32;
+        .collect();
+    c.phantom = phantoms.len() as u32;
+    c.sure_wrong += phantoms.iter().filter(|t| sure(t.confidence)).count() as u32;
     c.found_visible = found_visible;
     c
 }
@@ -270,6 +296,8 @@ pub fn compare_photo(labels: &ScanResult, scan: &ScanResult) -> Tally {
         tally.sides += c.sides;
         tally.missed += c.missed;
         tally.phantom += c.phantom;
+        tally.read += c.found_visible.len() as u32;
+        tally.sure_wrong += c.sure_wrong;
         let exact = c.building_errors == 0 && c.wall_errors == 0 && c.missed == 0 && c.phantom == 0;
         tally.alhambras_exact += u32::from(exact);
         tally.in_view_exact += u32::from(exact && !hidden);
@@ -280,6 +308,8 @@ pub fn compare_photo(labels: &ScanResult, scan: &ScanResult) -> Tally {
     for (i, a) in scan.alhambras.iter().enumerate() {
         if !used[i] {
             tally.phantom += a.tiles.len() as u32;
+            tally.read += a.tiles.len() as u32;
+            tally.sure_wrong += a.tiles.iter().filter(|t| sure(t.confidence)).count() as u32;
             all_exact = false;
         }
     }
@@ -382,6 +412,35 @@ mod tests {
             (3, 1, 1, 1, 1)
         );
         assert_eq!((t.alhambras_exact, t.photos_exact), (0, 0));
+    }
+
+    #[test]
+    fn errors_read_surely_are_counted_apart_from_those_marked_unsure() {
+        let label = photo(vec![
+            tile(0, 0, Building::Fountain, "-"),
+            tile(1, 0, Building::Garden, "N"),
+            tile(2, 0, Building::Tower, "-"),
+            tile(3, 0, Building::Arcades, "-"),
+        ]);
+        let read = |t: ScannedTile, confidence: f32| ScannedTile {
+            confidence: Some(confidence),
+            ..t
+        };
+        let scan = photo(vec![
+            read(tile(0, 0, Building::Fountain, "-"), 1.0),
+            // A wall missed, surely: the picture shows it unmarked.
+            read(tile(1, 0, Building::Garden, "-"), 0.95),
+            // Another building, but marked unsure.
+            read(tile(2, 0, Building::Seraglio, "-"), 0.5),
+            // Right, unsure: no error at all.
+            read(tile(3, 0, Building::Arcades, "-"), 0.3),
+            // No tile there, surely.
+            read(tile(4, 0, Building::Pavilion, "-"), 0.9),
+        ]);
+        let t = compare_photo(&label, &scan);
+        assert_eq!((t.read, t.sure_wrong), (5, 2));
+        let r = t.rates();
+        assert!((r.sure_wrong_pct - 40.0).abs() < 1e-9, "{r:?}");
     }
 
     #[test]

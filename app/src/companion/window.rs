@@ -24,8 +24,9 @@ use std::path::PathBuf;
 /// Lines of the log kept on screen.
 const LOG_LINES: usize = 200;
 
-/// A tile read less surely than this is marked on the picture.
-const UNSURE: f32 = 0.8;
+/// A tile read less surely than this is marked on the picture (`eval` counts the errors
+/// read at least this surely: those the picture shows unmarked).
+const UNSURE: f32 = alhambra_vision::eval::SURE;
 
 /// How the window was started.
 pub struct Options {
