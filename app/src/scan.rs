@@ -14,8 +14,9 @@ use opencv::core::Vector;
 use opencv::prelude::*;
 use std::path::{Path, PathBuf};
 
-/// Tiles read with less confidence than this are listed for a look.
-const LOW_CONFIDENCE: f32 = 0.8;
+/// Tiles read with less confidence than this are listed for a look (the window marks
+/// them; `eval` counts the errors read at least this surely).
+const LOW_CONFIDENCE: f32 = alhambra_vision::eval::SURE;
 
 /// `alhambra scan IMAGE... [--profile P.json] [--camera C.json] [--marker-mm 40] [--json] [--debug DIR]`
 #[derive(Debug, clap::Args)]

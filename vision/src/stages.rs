@@ -324,6 +324,7 @@ mod tests {
                     },
                 ],
             },
+            presence_limit: 0.0,
         }
     }
 

@@ -1273,6 +1273,7 @@ mod tests {
                 looked_across: Vec::new(),
             }],
             trace: Trace::default(),
+            presence_limit: 0.0,
         }
     }
 
