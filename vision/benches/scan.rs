@@ -4,7 +4,7 @@
 
 use alhambra_vision::appearance::{CellFeatures, Profile, features, sample_patch};
 use alhambra_vision::geometry::Point;
-use alhambra_vision::scanner::{CellLooks, ScanOptions, Scanner};
+use alhambra_vision::scanner::{CellLooks, Scan, ScanOptions, Scanner};
 use alhambra_vision::synth::{Difficulty, RenderedScene, SceneOptions, render};
 use alhambra_vision::training::{learn_profile, photo_samples};
 use divan::Bencher;
@@ -140,13 +140,9 @@ fn scan_1080p(b: Bencher, difficulty: Difficulty) {
         });
 }
 
-/// The same photos read again from their own whole scans, as the tracker reads a frame
-/// that changed only about the Alhambras it read last (`Scanner::scan_from`).
-#[divan::bench(args = [Difficulty::Easy, Difficulty::Normal], sample_count = 5, sample_size = 1)]
-fn scan_from_last_1080p(b: Bencher, difficulty: Difficulty) {
-    let s = setup();
-    let scanner = Scanner::new(s.profile.clone(), ScanOptions::default());
-    let photos: Vec<_> = (0..4)
+/// Four rendered 1080p photos of `difficulty`, each with its whole scan.
+fn photos_scanned(scanner: &Scanner, difficulty: Difficulty) -> Vec<(RenderedScene, Scan)> {
+    (0..4)
         .filter_map(|k| {
             let scene = render(&SceneOptions {
                 seed: 100 + k,
@@ -157,7 +153,16 @@ fn scan_from_last_1080p(b: Bencher, difficulty: Difficulty) {
             let last = scanner.scan(&scene.image).ok()?;
             Some((scene, last))
         })
-        .collect();
+        .collect()
+}
+
+/// The same photos read again from their own whole scans, as the tracker reads a frame
+/// that changed only about the Alhambras it read last (`Scanner::scan_from`).
+#[divan::bench(args = [Difficulty::Easy, Difficulty::Normal], sample_count = 5, sample_size = 1)]
+fn scan_from_last_1080p(b: Bencher, difficulty: Difficulty) {
+    let s = setup();
+    let scanner = Scanner::new(s.profile.clone(), ScanOptions::default());
+    let photos = photos_scanned(&scanner, difficulty);
     b.counter(divan::counter::ItemsCount::new(photos.len()))
         .bench(|| {
             for (p, last) in &photos {
@@ -173,15 +178,9 @@ fn scan_from_last_1080p(b: Bencher, difficulty: Difficulty) {
 fn scan_from_last_remembered_1080p(b: Bencher, difficulty: Difficulty) {
     let s = setup();
     let scanner = Scanner::new(s.profile.clone(), ScanOptions::default());
-    let photos: Vec<_> = (0..4)
-        .filter_map(|k| {
-            let scene = render(&SceneOptions {
-                seed: 100 + k,
-                difficulty,
-                ..SceneOptions::default()
-            })
-            .ok()?;
-            let last = scanner.scan(&scene.image).ok()?;
+    let photos: Vec<_> = photos_scanned(&scanner, difficulty)
+        .into_iter()
+        .filter_map(|(scene, last)| {
             let looks = CellLooks::new();
             scanner
                 .scan_from_remembering(&scene.image, &last, &[], Some(&looks))
