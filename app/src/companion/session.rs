@@ -25,6 +25,10 @@ pub struct PlayerRecord {
     /// The last layout the tracker accepted (before corrections).
     #[serde(default)]
     pub layout: Option<LayoutFile>,
+    /// Set aside by the players: what the camera follows there is no player's Alhambra
+    /// (glare on bare table read as a lone fountain, a stray tile). Not scored, not drawn.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub set_aside: bool,
 }
 
 /// A tile as the players say it is: a building and its walls.
@@ -143,6 +147,7 @@ impl Session {
                     alhambra: id,
                     name,
                     layout: None,
+                    set_aside: false,
                 });
                 self.players.len() - 1
             }
@@ -219,12 +224,29 @@ impl Session {
             .any(|c| c.alhambra == id && c.pos() == pos)
     }
 
-    /// The names of the players who have a layout, with their layouts as said, in order.
+    /// The names of the players who have a layout, with their layouts as said, in order
+    /// (those set aside left out).
     pub fn scored_players(&self) -> Vec<(String, Alhambra)> {
         self.players
             .iter()
+            .filter(|p| !p.set_aside)
             .filter_map(|p| Some((p.name.clone(), self.layout(p.alhambra)?)))
             .collect()
+    }
+
+    /// Whether Alhambra `id` was set aside (see [`PlayerRecord::set_aside`]).
+    pub fn is_set_aside(&self, id: usize) -> bool {
+        self.players.iter().any(|p| p.alhambra == id && p.set_aside)
+    }
+
+    /// Whether the player at `k` may be set aside: not while the score track holds their
+    /// name (its rounds are the same players throughout).
+    pub fn may_set_aside(&self, k: usize) -> bool {
+        self.players.get(k).is_some_and(|p| {
+            self.track
+                .as_ref()
+                .is_none_or(|t| !t.players().contains(&p.name))
+        })
     }
 }
 

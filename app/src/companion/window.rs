@@ -210,6 +210,10 @@ impl Companion {
         for (id, layout, lines) in &shown.accepted {
             self.session.accept(*id, layout);
             let name = self.session.player_for(*id).name.clone();
+            if self.session.is_set_aside(*id) {
+                changed = true;
+                continue;
+            }
             for line in lines {
                 let told = format!("{name}: {line}");
                 // An illegal placement is shown at the top until the next change.
@@ -346,8 +350,12 @@ impl Companion {
             .flat_map(|l| &l.alhambras)
             .map(|s| (s.id, s.wait.clone()))
             .collect();
+        let mut set_aside: Option<(usize, bool)> = None;
         for k in 0..self.session.players.len() {
             let id = self.session.players[k].alhambra;
+            if self.session.players[k].set_aside {
+                continue;
+            }
             let layout = self.session.layout(id);
             ui.horizontal(|ui| {
                 swatch(ui, player_colour(k));
@@ -375,6 +383,14 @@ impl Companion {
                 {
                     ui.weak(format!("round {} now: {points}", round.number()));
                 }
+                if self.session.may_set_aside(k)
+                    && ui
+                        .small_button("not a player")
+                        .on_hover_text("What the camera reads here is no player's Alhambra")
+                        .clicked()
+                {
+                    set_aside = Some((k, true));
+                }
             });
             if let Some(l) = &layout {
                 for v in l.check() {
@@ -384,6 +400,35 @@ impl Companion {
             if let Some(Some(wait)) = waits.get(&id) {
                 ui.weak(format!("  {wait}"));
             }
+        }
+        let aside: Vec<usize> = (0..self.session.players.len())
+            .filter(|&k| self.session.players[k].set_aside)
+            .collect();
+        if !aside.is_empty() {
+            ui.weak("Set aside (not scored):");
+            for k in aside {
+                ui.horizontal(|ui| {
+                    ui.weak(format!("  {}", self.session.players[k].name));
+                    if ui.small_button("a player after all").clicked() {
+                        set_aside = Some((k, false));
+                    }
+                });
+            }
+        }
+        if let Some((k, aside)) = set_aside {
+            let player = &mut self.session.players[k];
+            player.set_aside = aside;
+            let told = if aside {
+                format!("{} set aside: not a player", player.name)
+            } else {
+                format!("{} is a player again", player.name)
+            };
+            if aside && self.selected.is_some_and(|(id, _)| id == player.alhambra) {
+                self.selected = None;
+            }
+            self.log.push(told);
+            self.proposal = None;
+            renamed = true;
         }
         if renamed {
             self.save();
@@ -685,7 +730,11 @@ impl Companion {
 
     /// The Alhambra cell under image point `p`.
     fn cell_at(&self, p: Point) -> Option<(usize, Pos)> {
-        let mut ids: Vec<&usize> = self.cells.keys().collect();
+        let mut ids: Vec<&usize> = self
+            .cells
+            .keys()
+            .filter(|id| !self.session.is_set_aside(**id))
+            .collect();
         ids.sort();
         ids.into_iter()
             .find_map(|id| self.cells[id].cell_at(p, 1).map(|pos| (*id, pos)))
@@ -694,6 +743,9 @@ impl Companion {
     fn draw_overlay(&self, painter: &egui::Painter, to_screen: &dyn Fn(Point) -> Pos2) {
         for (k, player) in self.session.players.iter().enumerate() {
             let id = player.alhambra;
+            if player.set_aside {
+                continue;
+            }
             let (Some(cells), Some(layout)) = (self.cells.get(&id), self.session.layout(id)) else {
                 continue;
             };
@@ -1069,6 +1121,51 @@ mod tests {
         harness.get_by_label("Score round 2");
         let saved = Session::load(&path).unwrap_or_else(|e| panic!("{e:#}"));
         assert_eq!(saved.track, Some(track));
+        let _ = std::fs::remove_dir_all(path.parent().unwrap_or(&path));
+    }
+
+    #[test]
+    fn what_is_no_players_alhambra_is_set_aside_with_one_click_and_not_scored() {
+        let (path, mut harness) = started("aside");
+        harness.get_by_label("Score round 1").click();
+        harness.run();
+        harness.get_by_label("Add round 1 to the track").click();
+        harness.run();
+        // Glare on the bare table read as a lone fountain, after round 1: a second
+        // "player" the track has no place for.
+        let lone =
+            Alhambra::from_pieces([(Pos::ORIGIN, Piece::new(Building::Fountain, Walls::NONE))])
+                .unwrap_or_default();
+        let mut shown = frame(1);
+        shown.accepted = vec![(1, lone, vec!["1 tiles, legal".into()])];
+        harness.state_mut().show_frame(shown);
+        harness.run();
+        assert_eq!(harness.state().session().scored_players().len(), 2);
+        // Only the one not on the track can be set aside: one click.
+        assert_eq!(harness.query_all_by_label("not a player").count(), 1);
+        harness.get_by_label("not a player").click();
+        harness.run();
+        let scored: Vec<String> = harness
+            .state()
+            .session()
+            .scored_players()
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        assert_eq!(scored, vec!["Player 1".to_owned()]);
+        let saved = Session::load(&path).unwrap_or_else(|e| panic!("{e:#}"));
+        assert!(saved.is_set_aside(1) && !saved.is_set_aside(0));
+        // Round 2 goes on the track with the players that are.
+        harness.get_by_label("Score round 2").click();
+        harness.run();
+        harness.get_by_label("Add round 2 to the track").click();
+        harness.run();
+        let track = harness.state().session().track.clone().unwrap_or_default();
+        assert!(track.round(ScoringRound::Second).is_some(), "{track:?}");
+        // And undone with one click.
+        harness.get_by_label("a player after all").click();
+        harness.run();
+        assert!(!harness.state().session().is_set_aside(1));
         let _ = std::fs::remove_dir_all(path.parent().unwrap_or(&path));
     }
 
