@@ -23,6 +23,11 @@ const LONE_NEIGHBOURS: usize = 1;
 /// Fountains grown to this many tiles or fewer are turned so (more neighbours wanted).
 const FEW_TILES: usize = 3;
 const LONE_MISFIT: f64 = 0.2;
+/// The sizes (in the plane's cells) a fountain's own cell may have and still be turned
+/// on the plane, when it is a square of the plane but not of its size: its lattice was
+/// found a size off (normal 9560: a 27-tile Alhambra read as its fountain alone, on a
+/// lattice 1.2 times the tiles' pitch).
+const LONE_OFF_SIZE: (f64, f64) = (0.75, 1.35);
 /// The sizes (relative to its own cell) a fountain grown alone is turned at when no
 /// Alhambra tells the photo's plane (see `turn_lone_fountain`).
 const LONE_SIZES: [f64; 5] = [0.88, 0.94, 1.0, 1.06, 1.12];
@@ -1105,9 +1110,23 @@ impl Scanner {
         let back = plane.inverse()?;
         let quad = grown.quads.get(&(0, 0))?;
         let on_plane: Vec<Point> = quad.iter().map(|p| back.apply(*p)).collect::<Option<_>>()?;
-        let (placed, misfit) = Homography::rigid_fit(&UNIT_CELL, &on_plane)?;
+        let (mut placed, misfit) = Homography::rigid_fit(&UNIT_CELL, &on_plane)?;
         if misfit > LONE_MISFIT {
-            return None;
+            // A fountain anchored from a candidate on a tile beside it, on that tile's
+            // lattice seen a size off (the comb there read the art's lines), is a square
+            // of the plane all the same, only larger or smaller: its centre and turn
+            // still tell where to turn the plane's cells about.
+            let [a, b, c, d] = [on_plane[0], on_plane[1], on_plane[2], on_plane[3]];
+            let size = quad_size(&[a, b, c, d]);
+            if !(LONE_OFF_SIZE.0..=LONE_OFF_SIZE.1).contains(&size) {
+                return None;
+            }
+            let scaled = UNIT_CELL.map(|p| [p[0] * size, p[1] * size]);
+            let (at_size, shape_misfit) = Homography::rigid_fit(&scaled, &on_plane)?;
+            if shape_misfit > LONE_MISFIT * size {
+                return None;
+            }
+            placed = at_size;
         }
         let centre = placed.apply([0.0, 0.0])?;
         let angle = placed.0[1][0].atan2(placed.0[0][0]);
