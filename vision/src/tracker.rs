@@ -598,8 +598,9 @@ fn block_diffs(a: &Mat, b: &Mat, block: i32) -> Result<Mat, opencv::Error> {
 /// How many whole scans' frames a change outside the Alhambras is compared with.
 const WHOLE_GREYS: usize = 4;
 
-/// Where grey frame `a` differs from `b`, by blocks of `block` x `block` pixels differing
-/// by more than `threshold` on average: whether some such block touches none of `areas`
+/// Where grey frame `a` differs from another, by `blocks` (its mean differences per block
+/// of `block` x `block` pixels, see [`block_diffs`]) differing by more than `threshold`:
+/// whether some such block touches none of `areas`
 /// and differs as much from every frame of `seen` (a picture seen before, as a hand gone
 /// shows the table again), and for each area whether one touches it.
 fn block_changes(
