@@ -219,7 +219,8 @@ const PRESENCE_NONE: f32 = 1.2;
 impl FoundTile {
     /// How sure the tile is, read where it is: its reading's confidence (building and
     /// walls), times how surely a tile lies there at all, from its presence distance
-    /// against `presence_limit` (see [`PRESENCE_DOUBT`]; 0: not counted).
+    /// against `presence_limit` (from 0.8 of it down to half at it and none at 1.2; 0: not
+    /// counted).
     pub fn confidence(&self, presence_limit: f32) -> f32 {
         let share = if presence_limit > 0.0 {
             self.presence / presence_limit
