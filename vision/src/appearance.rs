@@ -565,7 +565,7 @@ impl Profile {
         let least_gain = white
             .iter()
             .fold(f32::INFINITY, |m, &w| m.min(1.0 / w.max(0.1)));
-        let turns: Vec<CellFeatures> = (0..4).map(|t| f.turned(t)).collect();
+        let turns = [0, 1, 2, 3].map(|t| f.turned_blocks(t));
         let mut best: Option<(usize, f32)> = None;
         for (level, under) in self.glare.iter().enumerate() {
             let lift = GLARE_LEVELS.get(level)? * 255.0 * least_gain;
@@ -573,9 +573,9 @@ impl Profile {
                 continue;
             }
             for g in under.buildings.iter().flatten() {
-                let d = turns
-                    .iter()
-                    .map(|t| g.distance(&t.blocks))
+                let d = g
+                    .distances4(&turns)
+                    .into_iter()
                     .fold(f32::INFINITY, f32::min);
                 if best.is_none_or(|(_, b)| d < b) {
                     best = Some((level, d));
@@ -660,13 +660,13 @@ impl Profile {
             self.empty.as_ref().is_none_or(|e| {
                 let tile_ll = (0..4)
                     .flat_map(|t| {
-                        let g = f.turned(t);
+                        let g = f.turned_blocks(t);
                         self.buildings
                             .iter()
                             .enumerate()
                             .filter_map(move |(k, b)| {
                                 let b = b.as_ref()?;
-                                Some(self.likelihood_of(k, b, &g.blocks))
+                                Some(self.likelihood_of(k, b, &g))
                             })
                             .collect::<Vec<_>>()
                     })
@@ -680,9 +680,22 @@ impl Profile {
     /// How unlike the nearest building the cell looks in any quarter turn (mean capped
     /// squared z-score): the cheap part of [`Profile::presence`], for ranking candidates.
     pub fn tile_distance(&self, f: &CellFeatures) -> f32 {
-        (0..4)
-            .map(|t| self.best_building_distance(&f.turned(t)))
-            .fold(f32::INFINITY, f32::min)
+        // The four turns at once (see `Gaussian::distances4`); the least of the same
+        // distances as `best_building_distance` of each turn gives.
+        let turns = [0, 1, 2, 3].map(|t| f.turned_blocks(t));
+        let mut best = f32::INFINITY;
+        for (k, g) in self.buildings.iter().enumerate() {
+            let Some(g) = g else { continue };
+            let plain = g.distances4(&turns);
+            for (blocks, plain) in turns.iter().zip(plain) {
+                let d = match fountain_corners_shifted(k, g, blocks) {
+                    Some(shifted) => plain.min(g.distance(&shifted) + self.unseen_colour_cost()),
+                    None => plain,
+                };
+                best = best.min(d);
+            }
+        }
+        best
     }
 
     /// The profile cell `f` is told tile or not with when it is well out of focus (see

@@ -44,17 +44,28 @@ impl CellFeatures {
     /// The features of the same patch turned a quarter clockwise `turns` times.
     pub fn turned(&self, turns: u8) -> CellFeatures {
         let mut out = self.clone();
+        out.blocks = self.turned_blocks(turns);
         for _ in 0..turns % 4 {
-            let prev = out.clone();
+            let prev = out.sides;
+            for side in Side::ALL {
+                out.sides[side.clockwise() as usize] = prev[side as usize];
+            }
+        }
+        out
+    }
+
+    /// The block means of the same patch turned a quarter clockwise `turns` times (see
+    /// [`CellFeatures::turned`]; the interior alone is what building distances need).
+    pub fn turned_blocks(&self, turns: u8) -> [f32; BLOCK_DIMS] {
+        let mut out = self.blocks;
+        for _ in 0..turns % 4 {
+            let prev = out;
             for by in 0..GRID {
                 for bx in 0..GRID {
                     // new(x, y) = old(y, N-1-x): old row N-1-x, old column y.
                     let (ob, nb) = (((GRID - 1 - bx) * GRID + by) * 3, (by * GRID + bx) * 3);
-                    out.blocks[nb..nb + 3].copy_from_slice(&prev.blocks[ob..ob + 3]);
+                    out[nb..nb + 3].copy_from_slice(&prev[ob..ob + 3]);
                 }
-            }
-            for side in Side::ALL {
-                out.sides[side.clockwise() as usize] = prev.sides[side as usize];
             }
         }
         out
@@ -340,6 +351,9 @@ mod tests {
         assert_eq!(f.turned(1).turned(3), f);
         let t = f.turned(1);
         assert_eq!(t.sides[Side::North as usize], f.sides[Side::West as usize]);
+        for turns in 0..8 {
+            assert_eq!(f.turned_blocks(turns), f.turned(turns).blocks);
+        }
         // The old bottom-left block becomes the top-left one.
         let bottom_left = ((GRID - 1) * GRID) * 3;
         assert_eq!(t.blocks[0], f.blocks[bottom_left]);

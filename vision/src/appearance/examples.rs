@@ -107,7 +107,7 @@ impl Examples {
         const K: usize = 3;
         let mut tile = Vec::with_capacity(K);
         for t in 0..4 {
-            self.nearest(&f.turned(t).blocks, &self.tiles, K, &mut tile);
+            self.nearest(&f.turned_blocks(t), &self.tiles, K, &mut tile);
         }
         let mut empty = Vec::with_capacity(K);
         self.nearest(&f.blocks, &self.empty, K, &mut empty);
