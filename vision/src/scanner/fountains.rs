@@ -1116,8 +1116,7 @@ impl Scanner {
             // lattice seen a size off (the comb there read the art's lines), is a square
             // of the plane all the same, only larger or smaller: its centre and turn
             // still tell where to turn the plane's cells about.
-            let [a, b, c, d] = [on_plane[0], on_plane[1], on_plane[2], on_plane[3]];
-            let size = quad_size(&[a, b, c, d]);
+            let size = quad_size(&[on_plane[0], on_plane[1], on_plane[2], on_plane[3]]);
             if !(LONE_OFF_SIZE.0..=LONE_OFF_SIZE.1).contains(&size) {
                 return None;
             }
