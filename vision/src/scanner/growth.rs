@@ -79,8 +79,13 @@ pub(super) struct Growth {
     /// Cells queued beyond covered ones (see [`COVERED_CROSSED`]): how many covered cells
     /// in a row lie between them and a tile found.
     pub(super) beyond: HashMap<(i32, i32), u8>,
+    /// Cells queued beyond a half-covered cell (see [`HALF_COVERED_TABLE_SHARE`]), and
+    /// the cells grown from tiles found there: a tile there joins only when clear.
+    pub(super) beyond_half: HashSet<(i32, i32)>,
     /// Covered cells met and not looked across yet (see [`Growth::cross_covered`]).
     pub(super) covered: Vec<(i32, i32)>,
+    /// Covered cells that are only half covered (see [`HALF_COVERED_TABLE_SHARE`]).
+    pub(super) half_covered: HashSet<(i32, i32)>,
     /// Covered cells looked across.
     pub(super) looked_across: Vec<(i32, i32)>,
 }
@@ -92,6 +97,9 @@ pub(super) struct Proposal {
     quad: [Point; 4],
     distance: f32,
     covered: bool,
+    /// Covered, but with a fair share of the table's colour (see
+    /// [`HALF_COVERED_TABLE_SHARE`]).
+    half: bool,
     /// Covered cells crossed to reach it (see [`COVERED_CROSSED`]).
     crossed: u8,
 }
@@ -105,17 +113,22 @@ impl Growth {
             cell: (i, j),
             quad,
             covered,
+            half,
             ..
         } in ring
         {
             if covered {
                 self.covered.push((i, j));
+                if half {
+                    self.half_covered.insert((i, j));
+                }
                 continue;
             }
             self.quads.insert((i, j), quad);
             // Tiles grown from one reached across covered cells are held to the same
             // doubt (see `ring`): a chain beyond a hand may run into another's tiles.
             let crossed = self.beyond.get(&(i, j)).copied().unwrap_or(0);
+            let half = self.beyond_half.contains(&(i, j));
             // Tiles join by full sides; across a corner lies another Alhambra as often
             // as an illegally placed tile.
             for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
@@ -124,6 +137,9 @@ impl Growth {
                     next.push(n);
                     if crossed > 0 {
                         self.beyond.insert(n, crossed);
+                    }
+                    if half {
+                        self.beyond_half.insert(n);
                     }
                 }
             }
@@ -186,6 +202,7 @@ impl Growth {
             }
             self.looked_across.push((i, j));
             let crossed = self.beyond.get(&(i, j)).copied().unwrap_or(0) + 1;
+            let half = self.half_covered.contains(&(i, j)) || self.beyond_half.contains(&(i, j));
             for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
                 let n = (i + di, j + dj);
                 let queued = next.contains(&n) || self.beyond.contains_key(&n);
@@ -196,6 +213,9 @@ impl Growth {
                 {
                     self.seen.insert(n);
                     self.beyond.insert(n, crossed);
+                    if half {
+                        self.beyond_half.insert(n);
+                    }
                     next.push(n);
                 }
             }
@@ -211,7 +231,9 @@ impl Growth {
             seen: HashSet::from([(0, 0)]),
             frontier: vec![(0, 0)],
             beyond: HashMap::new(),
+            beyond_half: HashSet::new(),
             covered: Vec::new(),
+            half_covered: HashSet::new(),
             looked_across: Vec::new(),
         }
     }
@@ -738,8 +760,16 @@ impl Scanner {
                     .map_or(0.0, |f| dist(quad_centre(f), c));
                 view.beside_taken(&quad) || view.fountains.iter().any(|&f| dist(f, c) < own)
             };
-            let joins = (i, j) == (0, 0) || (presence.0 && (crossed == 0 || !theirs()));
-            let covered = !joins && crossed < COVERED_CROSSED && view.covered(&quad);
+            // Beyond a cell only half covered (an arm near the table's colour, or glare,
+            // or a tile half out of its cell), only a tile that reads clearly.
+            let clear = !g.beyond_half.contains(&(i, j)) || presence.1 <= CLEARLY_A_TILE * limit;
+            let joins = (i, j) == (0, 0) || (presence.0 && (crossed == 0 || (clear && !theirs())));
+            let cover = if !joins && crossed < COVERED_CROSSED {
+                view.cover(&quad)
+            } else {
+                None
+            };
+            let covered = cover.is_some();
             if debugging() && joins && crossed > 0 {
                 let c = quad_centre(&quad);
                 eprintln!(
@@ -764,6 +794,7 @@ impl Scanner {
                 quad,
                 distance: presence.1,
                 covered,
+                half: cover == Some(Cover::Half),
                 crossed,
             });
         }
@@ -1056,6 +1087,7 @@ mod tests {
             quad: cell_at(at, turn),
             distance,
             covered: false,
+            half: false,
             crossed: 0,
         };
         // The first Alhambra reaches a neighbour's tile turned on its lattice and a tile of
@@ -1096,6 +1128,7 @@ mod tests {
             quad: cell(i),
             distance: 1.0,
             covered,
+            half: false,
             crossed: 0,
         };
         let mut g = Growth::new(Homography::IDENTITY);
@@ -1132,6 +1165,26 @@ mod tests {
         g.frontier.clear();
         assert!(!g.cross_covered(10));
         assert_eq!(g.looked_across, vec![(1, 0), (2, 0)]);
+        // Across a cell only half covered, the cells beyond and those grown from a tile
+        // found there are marked so (only a clear tile joins there); across a wholly
+        // covered one, not.
+        let mut g = Growth::new(Homography::IDENTITY);
+        g.commit(vec![proposal(0, false), proposal(-1, false)], 10);
+        let half = Proposal {
+            half: true,
+            ..proposal(1, true)
+        };
+        g.commit(vec![half], 10);
+        g.frontier.clear();
+        assert!(g.cross_covered(10));
+        assert!(g.beyond_half.contains(&(2, 0)));
+        g.commit(vec![proposal(2, false)], 10);
+        assert!(g.beyond_half.contains(&(3, 0)));
+        let mut g = Growth::new(Homography::IDENTITY);
+        g.commit(vec![proposal(0, false), proposal(-1, false)], 10);
+        g.commit(vec![proposal(1, true)], 10);
+        assert!(g.cross_covered(10));
+        assert!(g.beyond.contains_key(&(2, 0)) && g.beyond_half.is_empty());
     }
 
     #[test]
@@ -1185,6 +1238,7 @@ mod tests {
                         quad: cell_at(at, turn),
                         distance: 0.0,
                         covered: false,
+                        half: false,
                         crossed: 0,
                     }],
                     10,

@@ -522,9 +522,18 @@ impl<'a> View<'a> {
     }
 
     /// Whether quad `q` is covered: hardly any of it the bare table (whose colour must be
-    /// known). Asked of cells that read as no tile.
-    pub(super) fn covered(&self, q: &[Point; 4]) -> bool {
-        self.table.is_some() && self.table_share(q) < COVERED_TABLE_SHARE
+    /// known), or only half covered (see [`HALF_COVERED_TABLE_SHARE`]). Asked of cells
+    /// that read as no tile.
+    pub(super) fn cover(&self, q: &[Point; 4]) -> Option<Cover> {
+        self.table.as_ref()?;
+        let share = self.table_share(q);
+        if share < COVERED_TABLE_SHARE {
+            Some(Cover::Whole)
+        } else if share < HALF_COVERED_TABLE_SHARE {
+            Some(Cover::Half)
+        } else {
+            None
+        }
     }
 
     /// The share of a quad's pixels that look like the bare table (0 when the table's
