@@ -683,33 +683,31 @@ mod tests {
         // lattices a pixel or two apart, read the side open.
         let kept = garden_read(row(0.0, 3), garden_look(12.0), 0.0);
         assert!(west(&kept));
-        let looks = vec![
-            kept.clone(),
-            garden_read(row(0.0, 3), garden_look(-6.0), 1.0),
-            garden_read(row(0.0, 3), garden_look(-9.0), -1.0),
-        ];
-        let mut found = vec![kept.clone()];
-        fuse_looks(&mut found, &looks);
-        assert!(!west(&found[0]));
-        let side = found[0].tiles[1].reading.side_confidence[Side::West as usize];
+        // The kept reading fused with two more looks at the side, a pixel either way.
+        let with_two = |a: f32, b: f32| {
+            let mut found = vec![kept.clone()];
+            let looks = [
+                kept.clone(),
+                garden_read(row(0.0, 3), garden_look(a), 1.0),
+                garden_read(row(0.0, 3), garden_look(b), -1.0),
+            ];
+            fuse_looks(&mut found, &looks);
+            let side = found[0].tiles[1].reading.side_confidence[Side::West as usize];
+            (found.remove(0), side)
+        };
+        let (found, side) = with_two(-6.0, -9.0);
+        assert!(!west(&found));
         assert!(side > 0.5 && side < 0.9, "fused, a side in doubt: {side}");
         // Two looks that only lean open still outweigh one at the cap (their mean log-odds
         // would be a wall: (12 - 3 - 4) / 3 > 0).
-        let leaning = vec![
-            kept.clone(),
-            garden_read(row(0.0, 3), garden_look(-3.0), 1.0),
-            garden_read(row(0.0, 3), garden_look(-4.0), -1.0),
-        ];
-        let mut found = vec![kept.clone()];
-        fuse_looks(&mut found, &leaning);
-        assert!(!west(&found[0]));
-        let side = found[0].tiles[1].reading.side_confidence[Side::West as usize];
+        let (found, side) = with_two(-3.0, -4.0);
+        assert!(!west(&found));
         assert!(
             side > 0.5 && side < 0.75,
             "one look in three for a wall: {side}"
         );
         // The wall one look saw stays next in line: far likelier than a pair none saw.
-        let Some(fused) = &found[0].tiles[1].choices else {
+        let Some(fused) = &found.tiles[1].choices else {
             panic!("a fused tile keeps its choices")
         };
         let pairs = crate::appearance::catalogue_pairs();
@@ -731,7 +729,8 @@ mod tests {
         );
         // The kept look counted twice (it is among the looks) weighs as one.
         let mut found = vec![kept.clone()];
-        fuse_looks(&mut found, &[kept.clone(), kept.clone(), looks[1].clone()]);
+        let open = garden_read(row(0.0, 3), garden_look(-6.0), 1.0);
+        fuse_looks(&mut found, &[kept.clone(), kept.clone(), open]);
         assert!(west(&found[0]));
         // Looks at another cell (a third of a tile off), at another building or under
         // glare say nothing of this tile.
