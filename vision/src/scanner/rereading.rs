@@ -40,17 +40,17 @@ fn tone_is_off(tone: &Tone) -> bool {
 impl Scanner {
     /// When the tiles read surely say the photo's tone is well off the profile's, the
     /// photo in the profile's tone, read again: `alhambras` become that reading when it
-    /// reads more (as many Alhambras with tiles, more tiles). Returns the photo in the
-    /// tone kept, if any. (Not only where a cell beside the tiles read would read as a
-    /// tile in the new tone: that saved the time on hard photos but lost most of the
-    /// gain on photos shot duller or brighter; see docs/eval.txt.)
+    /// reads more (as many Alhambras with tiles, more tiles), else take each Alhambra it
+    /// reads much better (see `take_larger`). Returns the photo in the tone kept, if any.
+    /// (Not only where a cell beside the tiles read would read as a tile in the new tone:
+    /// that saved the time on hard photos but lost most of the gain on photos shot duller
+    /// or brighter; see docs/eval.txt.)
     pub(super) fn toned_reading(
         &self,
         photo: Photo<'_>,
         alhambras: &mut Vec<FoundAlhambra>,
         looks: &mut Vec<FoundAlhambra>,
     ) -> Result<Option<Mat>, ScanError> {
-        let (count, grown) = (joined_tiles, grown_alhambras);
         let mut kept: Option<Mat> = None;
         let mut total = Tone::NONE;
         // Again from each reading in the corrected tone that read more: a tone told by
@@ -74,8 +74,7 @@ impl Scanner {
             let again = self.read_table(photo.showing(&toned))?.alhambras;
             tell_readings("toned", &again, alhambras);
             looks.extend(again.iter().cloned());
-            if grown(&again) >= grown(alhambras) && count(&again) > count(alhambras) {
-                *alhambras = again;
+            if take_whole_or_larger(alhambras, again) {
                 kept = Some(toned);
             } else {
                 break;
