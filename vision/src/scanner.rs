@@ -47,8 +47,7 @@ mod view;
 
 use fountains::Fit;
 use game_limits::{
-    drop_doubtful_unreachable, each_printed_tile_once, fountains_apart, joined_to_fountain,
-    one_per_player, within_catalogue,
+    fountains_apart, joined_to_fountain, one_per_player, table_limits, within_catalogue,
 };
 use grid_fit::{on_shared_plane, plane_fit, refine_on_seams, reshape, turned_on};
 use growth::Growth;
@@ -558,10 +557,7 @@ impl Scanner {
         }
         // The table's limits over the Alhambras grown and those kept together.
         scan.alhambras.extend(kept);
-        each_printed_tile_once(&mut scan.alhambras);
-        for a in &mut scan.alhambras {
-            drop_doubtful_unreachable(a, self.profile.presence_limit);
-        }
+        table_limits(&mut scan.alhambras, self.profile.presence_limit);
         Ok(scan)
     }
 
@@ -850,18 +846,12 @@ impl Scanner {
         let read = alhambras.clone();
         fountains_apart(&mut alhambras);
         one_per_player(&mut alhambras);
-        each_printed_tile_once(&mut alhambras);
-        for a in &mut alhambras {
-            drop_doubtful_unreachable(a, self.profile.presence_limit);
-        }
+        table_limits(&mut alhambras, self.profile.presence_limit);
         // Cells the kept reading left empty that another look read a tile on, once the
         // tiles taken across from another Alhambra are dropped above; the game's limits
         // again over the tiles added.
         if fill_from_looks(&mut alhambras, &read, &looks, self.profile.presence_limit) {
-            each_printed_tile_once(&mut alhambras);
-            for a in &mut alhambras {
-                drop_doubtful_unreachable(a, self.profile.presence_limit);
-            }
+            table_limits(&mut alhambras, self.profile.presence_limit);
         }
         if std::env::var_os("ALHAMBRA_TIMING").is_some() {
             eprintln!(

@@ -9,9 +9,26 @@ use crate::identity::one_of_each;
 use alhambra_engine::{Building, MOST_PLAYERS, Pos, Rule, Side, catalogue};
 use std::collections::{HashMap, HashSet};
 
+/// The last limits on a table's readings: the doubtful tiles the rules cannot explain go
+/// (see [`drop_doubtful_unreachable`]), then no printed tile is read twice (see
+/// [`each_printed_tile_once`]), then whatever that left walled off and doubtful goes too.
+/// Dropped first, a tile that is not there takes no printed tile from one that is (fresh
+/// normal 9551: a tile read beside an Alhambra as chambers moved to the arcades a real
+/// arcades of another Alhambra was, which was moved to a wall it has not; then it was
+/// dropped).
+pub(super) fn table_limits(alhambras: &mut [FoundAlhambra], limit: f32) {
+    for a in alhambras.iter_mut() {
+        drop_doubtful_unreachable(a, limit);
+    }
+    each_printed_tile_once(alhambras);
+    for a in alhambras.iter_mut() {
+        drop_doubtful_unreachable(a, limit);
+    }
+}
+
 /// Reads no printed tile twice on one table (see [`one_of_each`]): where two tiles read as
 /// the same one, the one whose look gives up least is read as its best pair still free.
-pub(super) fn each_printed_tile_once(alhambras: &mut [FoundAlhambra]) {
+fn each_printed_tile_once(alhambras: &mut [FoundAlhambra]) {
     let read = {
         let choices: Vec<Option<&Choices>> = alhambras
             .iter()
@@ -200,7 +217,7 @@ pub(super) fn joined_to_fountain(tiles: &[FoundTile]) -> HashSet<Pos> {
 /// deglared, reshaped) and the rules cannot explain it: on dev photos it was a loose tile
 /// or another player's beside the Alhambra far more often than a tile of its own. A tile
 /// that looks clearly like one stays, its broken rule shown to the players.
-pub(super) fn drop_doubtful_unreachable(a: &mut FoundAlhambra, limit: f32) {
+fn drop_doubtful_unreachable(a: &mut FoundAlhambra, limit: f32) {
     let Ok(layout) = a.layout() else {
         return;
     };
@@ -385,5 +402,75 @@ mod tests {
             .collect();
         within_catalogue(&mut tiles);
         assert_eq!(tiles.len(), chambers + 1);
+    }
+
+    #[test]
+    fn a_doubtful_tile_the_rules_cannot_explain_takes_no_printed_tile_from_a_real_one() {
+        let pair = |walls: Walls| {
+            crate::appearance::catalogue_pairs()
+                .iter()
+                .position(|&p| p == (Building::Arcades, walls))
+                .expect("a printed arcades")
+        };
+        let (south_west, north_west) = (
+            pair(Walls::NONE.with(Side::South).with(Side::West)),
+            pair(Walls::NONE.with(Side::North).with(Side::West)),
+        );
+        // A look that reads the arcades walled south and west best, and `second` next at
+        // `loss` (every other pair far behind).
+        let read = |mut t: FoundTile, second: usize, loss: f32| {
+            let mut scored = vec![-30.0; crate::appearance::catalogue_pairs().len()];
+            scored[south_west] = 0.0;
+            scored[second] = -loss;
+            let c = Choices {
+                scored,
+                odds: [0.0; 4],
+                building_odds: [[0.0; 4]; 7],
+                free: (
+                    Building::Arcades,
+                    Walls::NONE.with(Side::South).with(Side::West),
+                ),
+                free_score: 0.0,
+            };
+            t.reading = c.reading();
+            t.choices = Some(c);
+            t
+        };
+        let alhambra = |x: f64, tiles: Vec<FoundTile>| FoundAlhambra {
+            fountain_px: [x, 0.0],
+            grid: Homography::IDENTITY,
+            tiles,
+            light: [1.0; 3],
+            looked_across: Vec::new(),
+        };
+        let limit = 3.0;
+        // A real arcades south of its fountain, that could just be the one walled north
+        // and west; and beside another Alhambra a doubtful tile read as the same printed
+        // arcades, walled off from its fountain by its own west wall, that could be
+        // nothing else.
+        let mut table = vec![
+            alhambra(
+                0.0,
+                vec![
+                    tile(0, 0, Building::Fountain, 0.5),
+                    read(tile(0, 1, Building::Arcades, 1.0), north_west, 2.0),
+                ],
+            ),
+            alhambra(
+                1000.0,
+                vec![
+                    tile(0, 0, Building::Fountain, 0.5),
+                    tile(1, 0, Building::Garden, 1.0),
+                    read(tile(2, 0, Building::Arcades, 4.0), north_west, 30.0),
+                ],
+            ),
+        ];
+        table_limits(&mut table, limit);
+        // The doubtful tile is gone, and the real one reads as its look does.
+        assert_eq!(table[1].tiles.len(), 2);
+        assert_eq!(
+            table[0].tiles[1].reading.walls,
+            Walls::NONE.with(Side::South).with(Side::West)
+        );
     }
 }
