@@ -184,7 +184,8 @@ pub(super) fn take_whole_or_larger(
 /// where they read the same building on the same cell within a quarter of a tile. Each
 /// look fitted its lattice a little otherwise, and a side's reading turns on where the
 /// quad's side lies to within 2% of a tile (see docs/eval.txt): one look's quad on the
-/// table beside an open side reads its shadow as a wall, the others' read it open. Tiles read under glare keep their own reading (another profile's scores), and
+/// table beside an open side reads its shadow as a wall, the others' read it open.
+/// Tiles read under glare keep their own reading (another profile's scores), and
 /// so do tiles read as a pair the catalogue lacks.
 pub(super) fn fuse_looks(alhambras: &mut [FoundAlhambra], looks: &[FoundAlhambra]) {
     for a in alhambras.iter_mut() {
