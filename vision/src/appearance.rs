@@ -849,18 +849,21 @@ impl Profile {
     /// How well each side (north, east, south, west) of upright features looks like a tile's
     /// side at all, walled or open: the likelier class's log-likelihood (up to a constant).
     pub fn side_fit(&self, f: &CellFeatures, focus: Focus) -> [f32; 4] {
-        let split = self.side_split_for(focus);
-        let (wall, open) = self.side_models(focus);
-        Side::ALL.map(|side| {
-            let x = &f.sides[side as usize];
-            match split {
-                Some(d) => {
-                    let [a, b] = &d.classes;
-                    a.log_likelihood(x).max(b.log_likelihood(x))
-                }
-                None => wall.log_likelihood(x).max(open.log_likelihood(x)),
+        Side::ALL.map(|side| self.one_side_fit(&f.sides[side as usize], focus))
+    }
+
+    /// [`Profile::side_fit`] of one side's features `x`.
+    pub fn one_side_fit(&self, x: &[f32; SIDE_DIMS], focus: Focus) -> f32 {
+        match self.side_split_for(focus) {
+            Some(d) => {
+                let [a, b] = &d.classes;
+                a.log_likelihood(x).max(b.log_likelihood(x))
             }
-        })
+            None => {
+                let (wall, open) = self.side_models(focus);
+                wall.log_likelihood(x).max(open.log_likelihood(x))
+            }
+        }
     }
 
     /// The focus of cells seen together (one Alhambra): from their median sharpness,

@@ -869,9 +869,7 @@ impl Scanner {
             else {
                 continue;
             };
-            let mut moved = f.clone();
-            moved.sides[k] = sides[k];
-            let now = profile.side_fit(&moved, focus)[k];
+            let now = profile.one_side_fit(&sides[k], focus);
             if debugging() {
                 eprintln!(
                     "side {side:?} of the cell at {:?}: edge {offset:.3} out, fit {:.1} -> {now:.1}",
@@ -915,9 +913,7 @@ impl Scanner {
                 else {
                     continue;
                 };
-                let mut g = f.clone();
-                g.sides[k] = moved[k];
-                let now = profile.side_fit(&g, odd.focus)[k];
+                let now = profile.one_side_fit(&moved[k], odd.focus);
                 if best.as_ref().is_none_or(|b| now > b.0) {
                     best = Some((now, moved[k]));
                 }
