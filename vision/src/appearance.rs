@@ -19,6 +19,7 @@ use std::path::Path;
 
 mod cell;
 mod choices;
+mod colour_map;
 mod detectors;
 mod examples;
 mod models;
@@ -29,6 +30,7 @@ pub use detectors::*;
 pub use examples::*;
 pub use models::*;
 
+use colour_map::ColourMap;
 use std::sync::OnceLock;
 use thiserror::Error;
 
@@ -601,6 +603,36 @@ impl Profile {
         let mut out = self.adapted_buildings(&tiles, prior, least)?;
         if let Some(soft) = &self.soft {
             out.soft = soft.adapted_buildings(&tiles, prior, least).map(Box::new);
+        }
+        Some(out)
+    }
+
+    /// This profile with every building's look moved by the colour map that takes its
+    /// buildings' looks to those of `tiles` (upright features and the building read, each
+    /// sure of it): the light one Alhambra lies under, told by its own tiles, which a
+    /// building none of them is moves under too. `None` with fewer than `least` tiles or
+    /// colours too few to fit the map.
+    pub fn mapped<'a>(
+        &self,
+        tiles: impl Iterator<Item = (&'a CellFeatures, Building)>,
+        least: usize,
+    ) -> Option<Profile> {
+        let tiles: Vec<(&CellFeatures, Building)> = tiles.collect();
+        if tiles.len() < least {
+            return None;
+        }
+        let map = ColourMap::fit(tiles.iter().filter_map(|&(f, b)| {
+            let g = self.buildings.get(b as usize)?.as_ref()?;
+            Some((&g.mean[..], &f.blocks[..]))
+        }))?;
+        let mut out = self.clone();
+        for g in out.buildings.iter_mut().flatten() {
+            map.apply(&mut g.mean);
+        }
+        if let Some(soft) = &mut out.soft {
+            for g in soft.buildings.iter_mut().flatten() {
+                map.apply(&mut g.mean);
+            }
         }
         Some(out)
     }
@@ -1211,6 +1243,54 @@ mod tests {
             [-0.12, 0.08, -0.3],
         ]);
         assert!(profile.tile_distance(&mixed) > 2.0 * d);
+    }
+
+    #[test]
+    fn a_building_no_tile_showed_moves_with_the_colours_the_others_tell() {
+        let profile = crate::default_profile::default_profile().expect("built-in profile");
+        let mean = |p: &Profile, b: Building| {
+            p.buildings[b as usize]
+                .as_ref()
+                .map(|g| g.mean[..BLOCK_DIMS].to_vec())
+                .expect("a model")
+        };
+        // A warmer light over one Alhambra: redder, less green, a little brighter.
+        let warmer = |m: Vec<f32>| -> Vec<f32> {
+            m.chunks_exact(3)
+                .flat_map(|x| [0.01 + 1.04 * x[0], -0.005 + 0.97 * x[1], 1.03 * x[2]])
+                .collect()
+        };
+        let seen = [
+            Building::Fountain,
+            Building::Pavilion,
+            Building::Seraglio,
+            Building::Arcades,
+            Building::Chambers,
+            Building::Garden,
+        ];
+        let cells: Vec<(CellFeatures, Building)> = seen
+            .iter()
+            .map(|&b| {
+                let mut f = CellFeatures {
+                    blocks: [0.0; BLOCK_DIMS],
+                    sides: [[0.0; SIDE_DIMS]; 4],
+                    sharpness: 1.0,
+                    coarse_sharpness: 1.0,
+                };
+                f.blocks.copy_from_slice(&warmer(mean(&profile, b)));
+                (f, b)
+            })
+            .collect();
+        let tiles = || cells.iter().map(|(f, b)| (f, *b));
+        assert!(profile.mapped(tiles(), 7).is_none());
+        let mapped = profile.mapped(tiles(), 6).expect("enough tiles");
+        // No tower among them: the tower moves as the light moved every colour.
+        let want = warmer(mean(&profile, Building::Tower));
+        for (got, want) in mean(&mapped, Building::Tower).iter().zip(&want) {
+            assert!((got - want).abs() < 5e-3, "{got} against {want}");
+        }
+        // Its spread and the presence limit stay the profile's.
+        assert_eq!(mapped.presence_limit, profile.presence_limit);
     }
 
     #[test]

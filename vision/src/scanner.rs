@@ -830,6 +830,8 @@ impl Scanner {
         // own tiles say it lies in another tone than the photo was read in is grown again
         // in its own.
         self.toned_alhambras(shot.through(through), &mut alhambras)?;
+        // And one lit otherwise in colour, in the colours its own tiles tell.
+        self.mapped_alhambras(shot.through(through), &mut alhambras, &mut looks)?;
         if let Some(even) = &even {
             let again = self
                 .read_table(

@@ -29,6 +29,8 @@ const TONE_CONTRAST_OFF: f32 = 0.15;
 const ADAPTED_PRIOR: f32 = 2.0;
 /// The fewest tiles read surely that the profile is adapted to.
 const ADAPTED_LEAST: usize = 8;
+/// The fewest tiles read surely in one Alhambra that tell the colour map it lies under.
+const MAPPED_LEAST: usize = 6;
 
 /// Whether a tone told by the tiles is well off the profile's. More contrast is what blur
 /// calls for too (a blurred photo's tiles show less of it than the profile's): only less
@@ -136,18 +138,7 @@ impl Scanner {
             if let Some(overview) = self.overview(&view, &through)? {
                 view.table = overview.table(light)?;
             }
-            for (o, other) in alhambras.iter().enumerate() {
-                if o == k {
-                    continue;
-                }
-                view.fountains.push(other.fountain_px);
-                view.claimed.extend(
-                    other
-                        .tiles
-                        .iter()
-                        .map(|t| (quad_centre(&t.corners_px), quad_size(&t.corners_px))),
-                );
-            }
+            view.claim_others(alhambras, k);
             let Some(mut again) = self.grow(&view, alhambras[k].grid) else {
                 continue;
             };
@@ -160,6 +151,75 @@ impl Scanner {
                 );
             }
             if again.joined() > alhambras[k].joined() || far_surer(&again, &alhambras[k]) {
+                again.light = alhambras[k].light;
+                alhambras[k] = again;
+            }
+        }
+        Ok(())
+    }
+
+    /// Each Alhambra grown again from its grid under the profile moved by the colour map
+    /// its own sure tiles tell (see [`Profile::mapped`]), where some cell beside its tiles
+    /// reads as a tile under it and not before: one Alhambra may lie in light the rest of
+    /// the table does not (a lamp's pool), which moves the look of a building it holds no
+    /// sure tile of as well. Kept when it joins more tiles and breaks no more rules.
+    pub(super) fn mapped_alhambras(
+        &self,
+        photo: Photo<'_>,
+        alhambras: &mut [FoundAlhambra],
+        looks: &mut Vec<FoundAlhambra>,
+    ) -> Result<(), ScanError> {
+        let limit = self.profile.presence_limit;
+        for k in 0..alhambras.len() {
+            let a = &alhambras[k];
+            let sure = a
+                .tiles
+                .iter()
+                .filter(|t| {
+                    t.glare.is_none() && t.reading.building_confidence >= 0.9 && t.presence <= limit
+                })
+                .map(|t| (&t.features, t.reading.building));
+            let Some(profile) = self.profile.mapped(sure, MAPPED_LEAST) else {
+                continue;
+            };
+            let light = [
+                photo.white[0] * a.light[0],
+                photo.white[1] * a.light[1],
+                photo.white[2] * a.light[2],
+            ];
+            let Some(mut view) = View::new(photo.under(light)) else {
+                continue;
+            };
+            let promising = view.cell_beside_reads_a_tile(a, |f| {
+                profile.presence(f).0 && !self.profile.presence(f).0
+            });
+            if debugging() {
+                eprintln!(
+                    "fountain at {:?} under its own colours: promising {promising}",
+                    a.fountain_px
+                );
+            }
+            if !promising {
+                continue;
+            }
+            view.claim_others(alhambras, k);
+            let mapped = Scanner::new(profile, self.options.clone());
+            let Some(mut again) = mapped.grow(&view, alhambras[k].grid) else {
+                continue;
+            };
+            if debugging() {
+                eprintln!(
+                    "fountain at {:?} under its own colours: {} tiles joined (was {})",
+                    alhambras[k].fountain_px,
+                    again.joined(),
+                    alhambras[k].joined()
+                );
+            }
+            looks.push(again.clone());
+            if again.joined() > alhambras[k].joined()
+                && violations(std::slice::from_ref(&again))
+                    <= violations(std::slice::from_ref(&alhambras[k]))
+            {
                 again.light = alhambras[k].light;
                 alhambras[k] = again;
             }
@@ -199,29 +259,7 @@ impl Scanner {
             .alhambras
             .iter()
             .filter(|a| a.tiles.len() >= 2)
-            .any(|a| {
-                let Some(to_grid) = a.grid.inverse() else {
-                    return false;
-                };
-                let cells: HashSet<(i32, i32)> = a
-                    .tiles
-                    .iter()
-                    .filter_map(|t| to_grid.apply(quad_centre(&t.corners_px)))
-                    .map(|g| (g[0].round() as i32, g[1].round() as i32))
-                    .collect();
-                cells.iter().any(|&(i, j)| {
-                    [(1, 0), (-1, 0), (0, 1), (0, -1)].iter().any(|(di, dj)| {
-                        let n = (i + di, j + dj);
-                        !cells.contains(&n)
-                            && cell_quad(&a.grid, f64::from(n.0), f64::from(n.1))
-                                .filter(|q| {
-                                    view.inside(q) && view.table_share(q) <= TABLE_SHARE_LIMIT
-                                })
-                                .and_then(|q| view.features(&q))
-                                .is_some_and(|f| now_a_tile(&f))
-                    })
-                })
-            });
+            .any(|a| view.cell_beside_reads_a_tile(a, now_a_tile));
         if !promising {
             return Ok(None);
         }

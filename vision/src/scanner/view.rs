@@ -266,6 +266,52 @@ impl<'a> View<'a> {
         self.fountains = fountains;
     }
 
+    /// Sees every Alhambra of `alhambras` but the `k`th as another's, besides those seen so
+    /// already.
+    pub(super) fn claim_others(&mut self, alhambras: &[FoundAlhambra], k: usize) {
+        for (o, other) in alhambras.iter().enumerate() {
+            if o == k {
+                continue;
+            }
+            self.fountains.push(other.fountain_px);
+            self.claimed.extend(
+                other
+                    .tiles
+                    .iter()
+                    .map(|t| (quad_centre(&t.corners_px), quad_size(&t.corners_px))),
+            );
+        }
+    }
+
+    /// Whether some empty cell beside Alhambra `a`'s tiles (on its grid, in the picture, not
+    /// mostly the table) has features `reads_a_tile` takes for a tile: where a reading under
+    /// another profile would grow further (one look at each).
+    pub(super) fn cell_beside_reads_a_tile(
+        &self,
+        a: &FoundAlhambra,
+        reads_a_tile: impl Fn(&CellFeatures) -> bool,
+    ) -> bool {
+        let Some(to_grid) = a.grid.inverse() else {
+            return false;
+        };
+        let cells: HashSet<(i32, i32)> = a
+            .tiles
+            .iter()
+            .filter_map(|t| to_grid.apply(quad_centre(&t.corners_px)))
+            .map(|g| (g[0].round() as i32, g[1].round() as i32))
+            .collect();
+        cells.iter().any(|&(i, j)| {
+            [(1, 0), (-1, 0), (0, 1), (0, -1)].iter().any(|(di, dj)| {
+                let n = (i + di, j + dj);
+                !cells.contains(&n)
+                    && cell_quad(&a.grid, f64::from(n.0), f64::from(n.1))
+                        .filter(|q| self.inside(q) && self.table_share(q) <= TABLE_SHARE_LIMIT)
+                        .and_then(|q| self.features(&q))
+                        .is_some_and(|f| reads_a_tile(&f))
+            })
+        })
+    }
+
     /// Whether a quad lies on a cell already read into an Alhambra: its centre nearer than
     /// [`TAKEN_REACH`] of a cell to that cell's. Two tiles that do not overlap each hold
     /// their inscribed circle, so their centres lie a cell apart at least; half a cell let
