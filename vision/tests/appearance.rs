@@ -292,6 +292,18 @@ fn profile_from_normal_7() -> Profile {
 }
 
 #[test]
+fn a_tile_is_read_under_the_light_its_alhambras_own_tiles_tell() {
+    // Normal scene 8498: the 12-tile Alhambra at (620, 266) reads a chambers beside its
+    // tiles too far from the chambers' look to be a tile (1 missed). Under the colour map
+    // its own sure tiles tell (every building's look moved as their colours moved from the
+    // labelled photo's), the cell reads as a tile and the Alhambra is exact.
+    let profile = profile_from_normal_7();
+    let tally = read_normal(&profile, 8498);
+    assert_eq!(tally.missed, 0, "{tally:?}");
+    assert_eq!(tally.alhambras_exact, tally.alhambras, "{tally:?}");
+}
+
+#[test]
 fn a_tile_between_two_alhambras_goes_to_the_one_that_reads_it_as_a_tile() {
     // Normal scene 8016: Alhambras a tile apart. Grown one after the other within each
     // ring, the first took the other's tiles, turned and shifted on its own lattice
