@@ -1245,32 +1245,28 @@ mod tests {
         assert!(profile.tile_distance(&mixed) > 2.0 * d);
     }
 
+    /// Building `b`'s interior mean in profile `p`.
+    fn mean(p: &Profile, b: Building) -> Vec<f32> {
+        p.buildings[b as usize]
+            .as_ref()
+            .map(|g| g.mean[..BLOCK_DIMS].to_vec())
+            .expect("a model")
+    }
+
     #[test]
     fn a_building_no_tile_showed_moves_with_the_colours_the_others_tell() {
         let profile = crate::default_profile::default_profile().expect("built-in profile");
-        let mean = |p: &Profile, b: Building| {
-            p.buildings[b as usize]
-                .as_ref()
-                .map(|g| g.mean[..BLOCK_DIMS].to_vec())
-                .expect("a model")
-        };
         // A warmer light over one Alhambra: redder, less green, a little brighter.
         let warmer = |m: Vec<f32>| -> Vec<f32> {
             m.chunks_exact(3)
                 .flat_map(|x| [0.01 + 1.04 * x[0], -0.005 + 0.97 * x[1], 1.03 * x[2]])
                 .collect()
         };
-        let seen = [
-            Building::Fountain,
-            Building::Pavilion,
-            Building::Seraglio,
-            Building::Arcades,
-            Building::Chambers,
-            Building::Garden,
-        ];
-        let cells: Vec<(CellFeatures, Building)> = seen
-            .iter()
-            .map(|&b| {
+        // Every building but the tower.
+        let cells: Vec<(CellFeatures, Building)> = Building::ALL
+            .into_iter()
+            .filter(|&b| b != Building::Tower)
+            .map(|b| {
                 let mut f = CellFeatures {
                     blocks: [0.0; BLOCK_DIMS],
                     sides: [[0.0; SIDE_DIMS]; 4],
@@ -1296,12 +1292,6 @@ mod tests {
     #[test]
     fn a_profile_adapts_to_the_tiles_of_a_photo() {
         let profile = crate::default_profile::default_profile().expect("built-in profile");
-        let mean = |p: &Profile, b: Building| {
-            p.buildings[b as usize]
-                .as_ref()
-                .map(|g| g.mean[..BLOCK_DIMS].to_vec())
-                .expect("a model")
-        };
         // Two gardens, each 0.03 brighter in every block than the profile's gardens.
         let mut f = CellFeatures {
             blocks: [0.0; BLOCK_DIMS],
