@@ -1,7 +1,8 @@
 //! Reading the photo again where its first reading says it was read wrongly: in the tone
-//! its sure tiles tell (a camera's saturation and contrast), each Alhambra in its own tone,
-//! under a profile moved towards how this photo's tiles look, and under the colour casts
-//! that make the clearest fountain look most like the profile's.
+//! its sure tiles tell (a camera's saturation and contrast), each Alhambra in its own tone
+//! and under its own light's colours, under a profile moved towards how this photo's tiles
+//! look, and under the colour casts that make the clearest fountain look most like the
+//! profile's.
 
 use super::*;
 
