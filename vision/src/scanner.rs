@@ -671,6 +671,16 @@ impl Scanner {
             remembered: remembered.map(|r| &r.shot),
         };
         let t1 = std::time::Instant::now();
+        // With ALHAMBRA_TIMING, each reading's time (which of them a photo's time goes to).
+        let stage_clock = std::cell::Cell::new(t1);
+        let stage = |what: &str| {
+            if std::env::var_os("ALHAMBRA_TIMING").is_some() {
+                let now = std::time::Instant::now();
+                let ms = (now - stage_clock.get()).as_secs_f64() * 1e3;
+                eprintln!("timing: {what} {ms:.1} ms");
+                stage_clock.set(now);
+            }
+        };
         let count = joined_tiles;
         // The planes to read the table through: the markers', or without them a few guesses
         // at the tile size (a ninth of the short side down to a twenty-eighth: 120 px to
@@ -743,6 +753,7 @@ impl Scanner {
         });
         // Every whole reading made on the way: each is another look at the same tiles
         // through a lattice fitted a little otherwise (see `fuse_looks`).
+        stage("first reading");
         let mut looks: Vec<FoundAlhambra> = reading.alhambras.clone();
         if let Some(again) = self.adapted_reading(shot.through(through), &reading)? {
             looks.extend(again.iter().cloned());
@@ -754,6 +765,7 @@ impl Scanner {
         // the lattices fitted in the uneven light, and lost most of the gain).
         // Where it matters: the tiles read and the cells about them, and the fountains
         // looked for.
+        stage("adapted profile");
         let places: Vec<Point> = reading
             .alhambras
             .iter()
@@ -779,11 +791,13 @@ impl Scanner {
                 reading.candidates
             },
         };
+        stage("light made even, prepared");
         let mut alhambras = reading.alhambras;
         // The tiles read surely tell the photo's tone against the labelled photo's (a
         // camera's saturation and tone curve, which the marker paper's white cannot
         // show): well off it, the photo is read again in the profile's tone.
         let toned = self.toned_reading(shot.through(through), &mut alhambras, &mut looks)?;
+        stage("photo's tone");
         let shot = shot.showing(toned.as_ref().unwrap_or(frame));
         // The Alhambras read tell the light they are under: when those with tiles agree
         // it is well off the white balance, a fountain not anchored under the white balance
@@ -804,6 +818,7 @@ impl Scanner {
             // the Alhambras it read much better (fresh hard 9588: 19 -> 8 tiles missed).
             take_whole_or_larger(&mut alhambras, again);
         }
+        stage("light the tiles share");
         // Nothing but lone fountains: perhaps the tiles are under a light the white balance
         // does not correct (the marker paper's, or without markers the camera's). Read again
         // under the casts under which the clearest fountain looks most like the profile's.
@@ -826,12 +841,15 @@ impl Scanner {
                 }
             }
         }
+        stage("colour casts");
         // Light differs across a table (a lamp's pool, haze at one end): an Alhambra whose
         // own tiles say it lies in another tone than the photo was read in is grown again
         // in its own.
         self.toned_alhambras(shot.through(through), &mut alhambras)?;
+        stage("each Alhambra's tone");
         // And one lit otherwise in colour, in the colours its own tiles tell.
         self.mapped_alhambras(shot.through(through), &mut alhambras, &mut looks)?;
+        stage("each Alhambra's colours");
         if let Some(even) = &even {
             let again = self
                 .read_table(
@@ -844,6 +862,7 @@ impl Scanner {
             looks.extend(again.iter().cloned());
             take_larger(&mut alhambras, again);
         }
+        stage("light made even");
         fuse_looks(&mut alhambras, &looks);
         let read = alhambras.clone();
         fountains_apart(&mut alhambras);
