@@ -638,34 +638,6 @@ mod tests {
     use super::*;
     use crate::appearance::{CellFeatures, SIDE_DIMS};
 
-    #[test]
-    fn a_pitch_measured_on_an_affine_plane_is_read_where_the_plane_is_true() {
-        // Measured on the markers' plane, the pitch grows towards the camera's near side
-        // (down the image); the marker, where the plane is true, lies at (200, 900).
-        let truth = 48.0;
-        let measured = |p: Point| truth * (1.0 + 0.0004 * (p[1] - 900.0) + 0.0001 * (p[0] - 200.0));
-        let pitches: Vec<(Point, f64)> = (0..5)
-            .flat_map(|i| {
-                (0..4).map(move |j| [900.0 + 40.0 * f64::from(i), 300.0 + 40.0 * f64::from(j)])
-            })
-            .map(|p| (p, measured(p)))
-            .collect();
-        let at_marker = linear_fit_at(&pitches, [200.0, 900.0]).expect("tiles span both ways");
-        assert!((at_marker - truth).abs() < 1e-6, "{at_marker}");
-        let mut values: Vec<f64> = pitches.iter().map(|(_, v)| *v).collect();
-        values.sort_by(f64::total_cmp);
-        assert!(
-            values[values.len() / 2] < 0.9 * truth,
-            "the median is far off"
-        );
-        // Tiles in one row tell nothing across it.
-        let row: Vec<(Point, f64)> = (0..10)
-            .map(|i| [900.0 + 40.0 * f64::from(i), 300.0])
-            .map(|p| (p, measured(p)))
-            .collect();
-        assert_eq!(linear_fit_at(&row, [200.0, 900.0]), None);
-    }
-
     fn sample(building: Building, level: f32) -> Sample {
         Sample {
             building: Some(building),
