@@ -90,65 +90,6 @@ const BLOCK_GROW: (f64, f64) = (1.0, 1.05);
 /// open (walls at the labelled corners shrunk by 4%: 16 of 5215 read wrong -> 862).
 const SIDE_GROW: (f64, f64) = (0.97, 1.05);
 
-/// The tiles' pitch in millimetres from the pitches measured between neighbouring tiles on
-/// the markers' plane (`at` image pixels): that plane is affine, true at its marker only
-/// (a marker is too small to tell the perspective). Under a tilted camera the pitch so
-/// measured grows or shrinks linearly across the image (with the projection's depth), so
-/// a plane fitted to the measurements, read at the marker, is the true pitch; where the
-/// tiles span too little to fit one, or it reads far off their median, the median (dev
-/// normal 8424: 39.8 mm for tiles 45.9 mm wide, 8408 43.7 for 54.9). `None` for none.
-fn pitch_at_the_marker(
-    pitches: &[(Point, f64)],
-    plane: &crate::plane::Plane,
-    marker_mm: f64,
-) -> Option<f64> {
-    let mut values: Vec<f64> = pitches.iter().map(|(_, p)| *p).collect();
-    values.sort_by(f64::total_cmp);
-    let median = *values.get(values.len() / 2)?;
-    // The middle of the marker the plane is anchored on (its corners at 0 and its size).
-    let marker = plane
-        .image_to_table
-        .inverse()
-        .and_then(|h| h.apply([marker_mm / 2.0, marker_mm / 2.0]));
-    let fitted = marker.and_then(|m| linear_fit_at(pitches, m));
-    Some(match fitted {
-        Some(p) if (p / median - 1.0).abs() <= 0.35 => p,
-        _ => median,
-    })
-}
-
-/// The least-squares plane value = a + b x + c y through `samples` ((x, y), value), read
-/// at `at`; `None` for fewer than 8 samples or ones spanning too little of the image in
-/// some direction (under 3 pixels' spread).
-fn linear_fit_at(samples: &[(Point, f64)], at: Point) -> Option<f64> {
-    if samples.len() < 8 {
-        return None;
-    }
-    let n = samples.len() as f64;
-    let mx = samples.iter().map(|(p, _)| p[0]).sum::<f64>() / n;
-    let my = samples.iter().map(|(p, _)| p[1]).sum::<f64>() / n;
-    let mv = samples.iter().map(|(_, v)| v).sum::<f64>() / n;
-    let (mut sxx, mut sxy, mut syy, mut sxv, mut syv) = (0.0, 0.0, 0.0, 0.0, 0.0);
-    for ([x, y], v) in samples {
-        let (dx, dy, dv) = (x - mx, y - my, v - mv);
-        sxx += dx * dx;
-        sxy += dx * dy;
-        syy += dy * dy;
-        sxv += dx * dv;
-        syv += dy * dv;
-    }
-    let det = sxx * syy - sxy * sxy;
-    // The smaller spread (the covariance's smaller eigenvalue) per sample, in pixels^2.
-    let trace = sxx + syy;
-    let small = (trace - (trace * trace - 4.0 * det).max(0.0).sqrt()) / 2.0;
-    if small / n < 9.0 {
-        return None;
-    }
-    let b = (sxv * syy - syv * sxy) / det;
-    let c = (syv * sxx - sxv * sxy) / det;
-    Some(mv + b * (at[0] - mx) + c * (at[1] - my))
-}
-
 /// A labelled cell as it may look in another photo: grown by `grow` and its corners moved
 /// by up to 4% of its size (alignment), each colour channel scaled by up to 4% (what the
 /// paper white balance leaves), a brightness slope across it (uneven light), and with
@@ -288,8 +229,7 @@ pub fn photo_samples(
     let mut side_rng = fastrand::Rng::with_seed(0x5369_6465_7300_0001);
     let mut strong_rng = fastrand::Rng::with_seed(0x536f_6674_0000_0001);
     let mut strongly_blurred = Vec::new();
-    // Each pitch measured between neighbouring tiles, and where (image pixels).
-    let mut pitches: Vec<(Point, f64)> = Vec::new();
+    let mut pitches: Vec<f64> = Vec::new();
     // Every labelled tile centre in the photo, to keep "empty" samples off other tiles.
     let all_tiles: Vec<Point> = labels
         .alhambras
@@ -385,9 +325,7 @@ pub fn photo_samples(
                         && let (Some(qa), Some(qb)) = (&a.corners_px, &b.corners_px)
                         && let (Some(ta), Some(tb)) = (to_table(qa), to_table(qb))
                     {
-                        let (ca, cb) = (centre(qa), centre(qb));
-                        let at = [(ca[0] + cb[0]) / 2.0, (ca[1] + cb[1]) / 2.0];
-                        pitches.push((at, (ta[0] - tb[0]).hypot(ta[1] - tb[1])));
+                        pitches.push((ta[0] - tb[0]).hypot(ta[1] - tb[1]));
                     }
                 }
             }
@@ -507,10 +445,8 @@ pub fn photo_samples(
             }
         }
     }
-    let pitch_mm = plane
-        .as_ref()
-        .and_then(|p| pitch_at_the_marker(&pitches, p, marker_mm))
-        .map(|p| p as f32);
+    pitches.sort_by(f64::total_cmp);
+    let pitch_mm = pitches.get(pitches.len() / 2).map(|p| *p as f32);
     Ok(PhotoSamples {
         samples,
         glared: glared_samples,
