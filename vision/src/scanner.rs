@@ -54,8 +54,8 @@ use growth::Growth;
 use lattice::{Comb, axis_tilts, edge_profiles, gradients, lattice_directions, lattice_period};
 use readings::{
     breaks_fewer_rules, contested, far_surer, fill_from_looks, fuse_looks, joined_tiles,
-    shared_light, take_larger, take_much_larger, take_whole_or_larger, tell_readings, tile_count,
-    violations,
+    reached_on_foot, shared_light, take_larger, take_much_larger, take_whole_or_larger,
+    tell_readings, tile_count, violations,
 };
 pub use remembered::CellLooks;
 use remembered::{Looks, remembered_key};

@@ -476,11 +476,26 @@ impl Scanner {
         // fountain laid beside another player's far tiles takes them. Where that left some
         // Alhambra breaking the rules beside another, grow them again one after the
         // other, largest first, and keep that reading if it breaks fewer rules.
+        // Largest by the tiles reached on foot from its fountain: a lone fountain that
+        // raced into another's far tiles holds more of them than their own Alhambra
+        // kept, but reaches none (held-out normal 9048: 14 tiles, all unreachable).
         if !contested(&alhambras) {
             return alhambras;
         }
+        let on_foot: Vec<usize> = growths
+            .iter()
+            .map(|g| {
+                g.quads.get(&(0, 0)).map_or(0, |q| {
+                    let at = quad_centre(q);
+                    alhambras
+                        .iter()
+                        .find(|a| dist(a.fountain_px, at) < 0.5 * quad_size(q))
+                        .map_or(0, reached_on_foot)
+                })
+            })
+            .collect();
         let mut order: Vec<usize> = (0..growths.len()).collect();
-        order.sort_by_key(|&k| std::cmp::Reverse(growths[k].quads.len()));
+        order.sort_by_key(|&k| std::cmp::Reverse((on_foot[k], growths[k].quads.len())));
         let mut apart: Vec<Growth> = anchors.iter().copied().map(Growth::new).collect();
         // The fountains first, so that none is taken by an Alhambra grown before it.
         for k in 0..apart.len() {

@@ -42,6 +42,20 @@ fn broken_rules(a: &FoundAlhambra) -> usize {
         .count()
 }
 
+/// How many of its tiles a way on foot reaches from the fountain (see `Alhambra::check`),
+/// the fountain's included; none for a layout the engine cannot hold.
+pub(super) fn reached_on_foot(a: &FoundAlhambra) -> usize {
+    let Ok(layout) = a.layout() else {
+        return 0;
+    };
+    let unreachable = layout
+        .check()
+        .iter()
+        .filter(|v| v.rule == Rule::Unreachable)
+        .count();
+    a.tiles.len().saturating_sub(unreachable)
+}
+
 /// The rules all of them break.
 pub(super) fn violations(alhambras: &[FoundAlhambra]) -> usize {
     alhambras.iter().map(broken_rules).sum()
@@ -522,6 +536,15 @@ mod tests {
         assert!(breaks_fewer_rules(&[row(0.0, 2), row(34.0, 2)], &raced));
         assert!(!breaks_fewer_rules(&[row(34.0, 2)], &raced));
         assert!(!breaks_fewer_rules(&raced, &raced));
+    }
+
+    #[test]
+    fn tiles_behind_a_wall_are_not_reached_on_foot() {
+        assert_eq!(reached_on_foot(&row(0.0, 3)), 3);
+        // The first garden walled towards the fountain: neither garden is reached.
+        let mut walled = row(0.0, 3);
+        walled.tiles[1].reading.walls = alhambra_engine::Walls::NONE.with(Side::West);
+        assert_eq!(reached_on_foot(&walled), 1);
     }
 
     #[test]
