@@ -4,12 +4,12 @@
 use crate::Outcome;
 use crate::images::flat;
 use alhambra_vision::synth::{
-    Difficulty, Laying, SceneOptions, TileSet, WallLook, render, write_scene,
+    ArtVariety, Difficulty, Laying, SceneOptions, TileSet, WallLook, render, write_scene,
 };
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 
-/// `alhambra synth --seed N --out DIR [--players K] [--difficulty easy|normal|hard] [--walls dark|light] [--tiles iso|plan] [--laying neat|loose] [--count C]`
+/// `alhambra synth --seed N --out DIR [--players K] [--difficulty easy|normal|hard] [--walls dark|light] [--tiles iso|plan] [--laying neat|loose] [--art same|varied] [--count C]`
 #[derive(Debug, clap::Args)]
 pub struct SynthArgs {
     /// Seed of the first photo; everything in a photo follows from its seed.
@@ -36,6 +36,10 @@ pub struct SynthArgs {
     /// against the tiles already down, the small errors adding up across an Alhambra
     #[arg(long, value_enum, default_value_t = LayingArg::Neat)]
     pub laying: LayingArg,
+    /// Whether the tiles of one building share their illustration, or each shows its own
+    /// (one of three, mirrored or not, shifted a little), as the real game's tiles do
+    #[arg(long, value_enum, default_value_t = ArtArg::Same)]
+    pub art: ArtArg,
     /// How many photos: seeds N, N+1, ... N+C-1.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub count: u64,
@@ -73,6 +77,24 @@ impl From<LayingArg> for Laying {
         match l {
             LayingArg::Neat => Laying::Neat,
             LayingArg::Loose => Laying::Loose,
+        }
+    }
+}
+
+/// Illustration variety on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ArtArg {
+    /// One illustration per building.
+    Same,
+    /// Each tile its own illustration.
+    Varied,
+}
+
+impl From<ArtArg> for ArtVariety {
+    fn from(a: ArtArg) -> ArtVariety {
+        match a {
+            ArtArg::Same => ArtVariety::Same,
+            ArtArg::Varied => ArtVariety::Varied,
         }
     }
 }
@@ -131,6 +153,7 @@ pub fn run(args: &SynthArgs) -> Result<Outcome> {
             walls: args.walls.into(),
             tiles: args.tiles.into(),
             laying: args.laying.into(),
+            art: args.art.into(),
             ..SceneOptions::default()
         })
         .map_err(flat)?;

@@ -3,7 +3,9 @@
 //! Alhambra is legal, and written scenes read back.
 
 use alhambra_engine::Side;
-use alhambra_vision::synth::{Difficulty, RenderedScene, SceneOptions, render, write_scene};
+use alhambra_vision::synth::{
+    ArtVariety, Difficulty, RenderedScene, SceneOptions, render, write_scene,
+};
 use alhambra_vision::{ScanResult, ScannedTile};
 use opencv::core::Mat;
 use opencv::prelude::*;
@@ -199,6 +201,29 @@ fn same_options_same_bytes_other_seeds_other_photos() {
     assert_eq!(a.labels, b.labels);
     assert_ne!(bytes(&a), bytes(&c));
     assert_ne!(a.labels, c.labels);
+}
+
+#[test]
+fn varied_art_draws_the_same_table_with_each_tile_its_own_illustration() {
+    let with = |art| {
+        render(&SceneOptions {
+            seed: 7,
+            art,
+            ..SceneOptions::default()
+        })
+        .unwrap_or_else(|e| panic!("{art:?}: {e}"))
+    };
+    let (same, varied) = (with(ArtVariety::Same), with(ArtVariety::Varied));
+    // The usual photo is as it was before art could vary.
+    assert_eq!(same.labels, scene(7, Difficulty::Normal, None).labels);
+    assert_eq!(same.labels.alhambras, varied.labels.alhambras);
+    assert!(!same.labels.meta.contains_key("art"));
+    assert_eq!(
+        varied.labels.meta.get("art"),
+        Some(&serde_json::json!("varied"))
+    );
+    let bytes = |s: &RenderedScene| s.image.data_bytes().map(<[u8]>::to_vec).unwrap_or_default();
+    assert_ne!(bytes(&same), bytes(&varied));
 }
 
 #[test]

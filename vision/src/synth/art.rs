@@ -8,7 +8,7 @@ use super::draw::{
     shade, solid,
 };
 use super::plan;
-use super::{TileSet, WallLook};
+use super::{ArtVariety, TileSet, WallLook};
 use alhambra_engine::{Building, Currency, MoneyCard, Side, Tile, Walls};
 use opencv::core::{Mat, Point, Scalar};
 use opencv::prelude::*;
@@ -386,7 +386,14 @@ pub(crate) struct TileArt {
     wall_width: f64,
     badge: [Bgr; 7],
     set: TileSet,
+    /// With [`ArtVariety::Varied`], the other illustration sets a tile may show.
+    others: Vec<Vec<Mat>>,
 }
+
+/// Illustration sets drawn for [`ArtVariety::Varied`], the first included.
+const VARIANTS: usize = 3;
+/// How far a varied tile's illustration is shifted at most, as a share of the tile.
+const VARIANT_SHIFT: f64 = 0.06;
 
 const ISO: Iso = Iso {
     ox: S / 2.0,
@@ -396,11 +403,25 @@ const ISO: Iso = Iso {
 
 impl TileArt {
     /// Draws the sand background and the six illustrations of this scene's tile set.
-    pub fn new(walls: WallLook, set: TileSet, rng: &mut fastrand::Rng) -> opencv::Result<TileArt> {
-        let (bg, arts) = match set {
-            TileSet::Iso => iso_illustrations(rng)?,
-            TileSet::Plan => plan::illustrations(rng)?,
+    pub fn new(
+        walls: WallLook,
+        set: TileSet,
+        variety: ArtVariety,
+        rng: &mut fastrand::Rng,
+    ) -> opencv::Result<TileArt> {
+        let illustrations = |rng: &mut fastrand::Rng| match set {
+            TileSet::Iso => iso_illustrations(rng),
+            TileSet::Plan => plan::illustrations(rng),
         };
+        let (bg, arts) = illustrations(rng)?;
+        // Drawn after the first set only when asked for, so that the usual photos stay
+        // the same bytes for the same seed.
+        let mut others = Vec::new();
+        if variety == ArtVariety::Varied {
+            for _ in 1..VARIANTS {
+                others.push(illustrations(rng)?.1);
+            }
+        }
         let (wall, wall_width) = match (walls, set) {
             (WallLook::Dark, TileSet::Iso) => (jitter([38.0, 58.0, 92.0], 0.08, rng), 0.07),
             (WallLook::Dark, TileSet::Plan) => (jitter([95.0, 100.0, 104.0], 0.08, rng), 0.08),
@@ -417,6 +438,7 @@ impl TileArt {
             wall_width: (wall_width * S).round(),
             badge,
             set,
+            others,
         })
     }
 }
@@ -654,6 +676,9 @@ impl TileArt {
             .arts
             .get(idx)
             .map_or_else(|| self.bg.clone(), Mat::clone);
+        if !self.others.is_empty() {
+            img = self.varied(img, idx, rng)?;
+        }
         self.walls(&mut img, tile.walls, rng)?;
         self.price_badge(&mut img, tile.building, tile.price)?;
         match self.set {
@@ -661,6 +686,40 @@ impl TileArt {
             TileSet::Plan => plan::cut_edge(&mut img)?,
         }
         opaque(&img)
+    }
+
+    /// One tile's own illustration of building `idx` (see [`ArtVariety::Varied`]): one of
+    /// the sets, mirrored or not, shifted a little (the sand reflected in at the edge).
+    fn varied(&self, first: Mat, idx: usize, rng: &mut fastrand::Rng) -> opencv::Result<Mat> {
+        let pick = rng.usize(0..=self.others.len());
+        let base = match pick.checked_sub(1) {
+            Some(k) => self
+                .others
+                .get(k)
+                .and_then(|set| set.get(idx))
+                .map_or(first, Mat::clone),
+            None => first,
+        };
+        let mut img = base;
+        if rng.bool() {
+            let mut flipped = Mat::default();
+            opencv::core::flip(&img, &mut flipped, 1)?;
+            img = flipped;
+        }
+        let shift = |rng: &mut fastrand::Rng| (2.0 * rng.f64() - 1.0) * VARIANT_SHIFT * S;
+        let (dx, dy) = (shift(rng), shift(rng));
+        let m = Mat::from_slice_2d(&[[1.0, 0.0, dx], [0.0, 1.0, dy]])?;
+        let mut moved = Mat::default();
+        opencv::imgproc::warp_affine(
+            &img,
+            &mut moved,
+            &m,
+            img.size()?,
+            opencv::imgproc::INTER_LINEAR,
+            opencv::core::BORDER_REFLECT,
+            opencv::core::Scalar::default(),
+        )?;
+        Ok(moved)
     }
 
     /// The fountain tile: a basin on a paved courtyard, corners in the player's colour

@@ -53,6 +53,20 @@ pub enum TileSet {
     Plan,
 }
 
+/// Whether every tile of a building shows the same illustration (this renderer's tile
+/// sets) or each its own: a variant drawn apart, mirrored or not, shifted a little on the
+/// tile, as the real game's tiles are each drawn on their own. It stands in for art whose
+/// tiles of one building differ, which one labelled photo must still teach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ArtVariety {
+    /// One illustration per building.
+    #[default]
+    Same,
+    /// Each tile one of three illustrations, mirrored or not, shifted up to 6% of the tile.
+    Varied,
+}
+
 /// How carefully the tiles are laid: each a little off its cell on its own, or laid by
 /// hand against the tiles already down, so that the small errors add up across an
 /// Alhambra (a row five tiles out of the fountain drifts by millimetres, as real play
@@ -133,6 +147,8 @@ pub struct SceneOptions {
     pub tiles: TileSet,
     /// How carefully the tiles are laid.
     pub laying: Laying,
+    /// Whether tiles of one building share their illustration.
+    pub art: ArtVariety,
 }
 
 impl Default for SceneOptions {
@@ -146,6 +162,7 @@ impl Default for SceneOptions {
             walls: WallLook::Dark,
             tiles: TileSet::Iso,
             laying: Laying::Neat,
+            art: ArtVariety::Same,
         }
     }
 }
@@ -232,7 +249,7 @@ pub fn render(opts: &SceneOptions) -> Result<RenderedScene, SynthError> {
         scene.loosen(&mut fastrand::Rng::with_seed(!stream_seed(opts)));
     }
     let look = degrade::Look::draw(&params::Ranges::of(opts.difficulty), &mut rng);
-    let (mut canvas, occluder) = scene.paint(opts.walls, opts.tiles, &mut rng)?;
+    let (mut canvas, occluder) = scene.paint(opts.walls, opts.tiles, opts.art, &mut rng)?;
     look.light(&mut canvas, &occluder, &scene.camera)?;
     let image = look.expose(&canvas, &scene.camera, &mut rng)?;
     let labels = labels(&scene, &occluder, opts, &look)?;
@@ -377,6 +394,9 @@ fn labels(
     }
     if opts.tiles == TileSet::Plan {
         meta.insert("tiles".into(), json!("plan"));
+    }
+    if opts.art == ArtVariety::Varied {
+        meta.insert("art".into(), json!("varied"));
     }
     Ok(ScanResult {
         image: format!("synth_{}_{}.jpg", opts.difficulty.name(), opts.seed),

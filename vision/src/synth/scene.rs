@@ -10,7 +10,7 @@ use super::layout::{
 };
 use super::params::{Ranges, Span, between, normal};
 use super::raster::{self, Cup, Hand, blit, darken, hull, low_mask, mask_poly, soften};
-use super::{Difficulty, TileSet, WallLook};
+use super::{ArtVariety, Difficulty, TileSet, WallLook};
 use alhambra_engine::{MoneyCard, Tile, catalogue, money_cards};
 use opencv::core::{Mat, Point2f, Scalar, Size, Vector};
 use opencv::{core, imgproc};
@@ -736,6 +736,7 @@ impl Scene {
         &self,
         walls: WallLook,
         tiles: TileSet,
+        variety: ArtVariety,
         rng: &mut fastrand::Rng,
     ) -> opencv::Result<(Mat, Mat)> {
         let cam = &self.camera;
@@ -824,7 +825,7 @@ impl Scene {
             }
         }
         // Tiles, far ones first so near edges overlap them.
-        let art = TileArt::new(walls, tiles, rng)?;
+        let art = TileArt::new(walls, tiles, variety, rng)?;
         let mut cache: Vec<Option<Mat>> = vec![None; catalogue().len()];
         let fountains: Vec<Mat> = PLAYER_COLOURS
             .iter()
