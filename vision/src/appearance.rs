@@ -1293,12 +1293,7 @@ mod tests {
             .into_iter()
             .filter(|&b| b != Building::Tower)
             .map(|b| {
-                let mut f = CellFeatures {
-                    blocks: [0.0; BLOCK_DIMS],
-                    sides: [[0.0; SIDE_DIMS]; 4],
-                    sharpness: 1.0,
-                    coarse_sharpness: 1.0,
-                };
+                let mut f = blank();
                 f.blocks.copy_from_slice(&warmer(mean(&profile, b)));
                 (f, b)
             })
@@ -1315,16 +1310,21 @@ mod tests {
         assert_eq!(mapped.presence_limit, profile.presence_limit);
     }
 
-    #[test]
-    fn a_profile_adapts_to_the_tiles_of_a_photo() {
-        let profile = crate::default_profile::default_profile().expect("built-in profile");
-        // Two gardens, each 0.03 brighter in every block than the profile's gardens.
-        let mut f = CellFeatures {
+    /// Features of a cell with every block and side at zero, in focus.
+    fn blank() -> CellFeatures {
+        CellFeatures {
             blocks: [0.0; BLOCK_DIMS],
             sides: [[0.0; SIDE_DIMS]; 4],
             sharpness: 1.0,
             coarse_sharpness: 1.0,
-        };
+        }
+    }
+
+    #[test]
+    fn a_profile_adapts_to_the_tiles_of_a_photo() {
+        let profile = crate::default_profile::default_profile().expect("built-in profile");
+        // Two gardens, each 0.03 brighter in every block than the profile's gardens.
+        let mut f = blank();
         for (x, m) in f.blocks.iter_mut().zip(mean(&profile, Building::Garden)) {
             *x = m + 0.03;
         }
@@ -1367,12 +1367,7 @@ mod tests {
         walls[Building::Seraglio as usize][Side::West as usize] = Some(walled_seen.clone());
         profile.walled_sides = walls;
         profile.open_sides = Vec::new();
-        let mut f = CellFeatures {
-            blocks: [0.0; BLOCK_DIMS],
-            sides: [[0.0; SIDE_DIMS]; 4],
-            sharpness: 1.0,
-            coarse_sharpness: 1.0,
-        };
+        let mut f = blank();
         let west = Side::West as usize;
         let seraglio = Building::Seraglio as usize;
         f.sides[west].copy_from_slice(&open_there);
@@ -1400,12 +1395,7 @@ mod tests {
         opens[Building::Garden as usize][Side::North as usize] = Some(wall_look.clone());
         profile.open_sides = opens;
         profile.walled_sides = Vec::new();
-        let mut f = CellFeatures {
-            blocks: [0.0; BLOCK_DIMS],
-            sides: [[0.0; SIDE_DIMS]; 4],
-            sharpness: 1.0,
-            coarse_sharpness: 1.0,
-        };
+        let mut f = blank();
         f.sides[Side::North as usize].copy_from_slice(&wall_look);
         let general = profile.side_log_odds(&f, Focus::Sharp)[Side::North as usize];
         let by = profile.side_log_odds_by_building(&f, Focus::Sharp);
