@@ -9,7 +9,7 @@ use alhambra_vision::synth::{
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 
-/// `alhambra synth --seed N --out DIR [--players K] [--difficulty easy|normal|hard] [--walls dark|light] [--tiles iso|plan] [--laying neat|loose] [--art same|varied] [--count C]`
+/// `alhambra synth --seed N --out DIR [--players K] [--difficulty easy|normal|hard] [--walls dark|light] [--tiles iso|plan] [--laying neat|loose] [--art same|varied|centred] [--count C]`
 #[derive(Debug, clap::Args)]
 pub struct SynthArgs {
     /// Seed of the first photo; everything in a photo follows from its seed.
@@ -86,8 +86,10 @@ impl From<LayingArg> for Laying {
 pub enum ArtArg {
     /// One illustration per building.
     Same,
-    /// Each tile its own illustration.
+    /// Each tile its own illustration, its building shifted up to 6% of the tile.
     Varied,
+    /// Each tile its own illustration, centred.
+    Centred,
 }
 
 impl From<ArtArg> for ArtVariety {
@@ -95,6 +97,7 @@ impl From<ArtArg> for ArtVariety {
         match a {
             ArtArg::Same => ArtVariety::Same,
             ArtArg::Varied => ArtVariety::Varied,
+            ArtArg::Centred => ArtVariety::Centred,
         }
     }
 }

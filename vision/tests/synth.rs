@@ -224,6 +224,15 @@ fn varied_art_draws_the_same_table_with_each_tile_its_own_illustration() {
     );
     let bytes = |s: &RenderedScene| s.image.data_bytes().map(<[u8]>::to_vec).unwrap_or_default();
     assert_ne!(bytes(&same), bytes(&varied));
+    // Centred: the same tiles' illustrations, each where the usual art puts its building.
+    let centred = with(ArtVariety::Centred);
+    assert_eq!(centred.labels.alhambras, varied.labels.alhambras);
+    assert_eq!(
+        centred.labels.meta.get("art"),
+        Some(&serde_json::json!("centred"))
+    );
+    assert_ne!(bytes(&centred), bytes(&varied));
+    assert_ne!(bytes(&centred), bytes(&same));
 }
 
 #[test]

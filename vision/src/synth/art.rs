@@ -386,11 +386,15 @@ pub(crate) struct TileArt {
     wall_width: f64,
     badge: [Bgr; 7],
     set: TileSet,
-    /// With [`ArtVariety::Varied`], the other illustration sets a tile may show.
+    /// With [`ArtVariety::Varied`] or [`ArtVariety::Centred`], the other illustration
+    /// sets a tile may show.
     others: Vec<Vec<Mat>>,
+    /// How far a tile's illustration is shifted at most (share of the tile).
+    most_shift: f64,
 }
 
-/// Illustration sets drawn for [`ArtVariety::Varied`], the first included.
+/// Illustration sets drawn for [`ArtVariety::Varied`] and [`ArtVariety::Centred`], the
+/// first included.
 const VARIANTS: usize = 3;
 /// How far a varied tile's illustration is shifted at most, as a share of the tile.
 const VARIANT_SHIFT: f64 = 0.06;
@@ -417,7 +421,7 @@ impl TileArt {
         // Drawn after the first set only when asked for, so that the usual photos stay
         // the same bytes for the same seed.
         let mut others = Vec::new();
-        if variety == ArtVariety::Varied {
+        if variety != ArtVariety::Same {
             for _ in 1..VARIANTS {
                 others.push(illustrations(rng)?.1);
             }
@@ -439,6 +443,11 @@ impl TileArt {
             badge,
             set,
             others,
+            most_shift: if variety == ArtVariety::Varied {
+                VARIANT_SHIFT
+            } else {
+                0.0
+            },
         })
     }
 }
@@ -706,7 +715,7 @@ impl TileArt {
             opencv::core::flip(&img, &mut flipped, 1)?;
             img = flipped;
         }
-        let shift = |rng: &mut fastrand::Rng| (2.0 * rng.f64() - 1.0) * VARIANT_SHIFT * S;
+        let shift = |rng: &mut fastrand::Rng| (2.0 * rng.f64() - 1.0) * self.most_shift * S;
         let (dx, dy) = (shift(rng), shift(rng));
         let m = Mat::from_slice_2d(&[[1.0, 0.0, dx], [0.0, 1.0, dy]])?;
         let mut moved = Mat::default();

@@ -63,8 +63,23 @@ pub enum ArtVariety {
     /// One illustration per building.
     #[default]
     Same,
-    /// Each tile one of three illustrations, mirrored or not, shifted up to 6% of the tile.
+    /// Each tile one of three illustrations, mirrored or not, shifted up to 6% of the tile
+    /// (a building drawn anywhere on its tile, as different illustrations place it).
     Varied,
+    /// Each tile one of three illustrations, mirrored or not, centred on the tile: the
+    /// tiles differ, their buildings sit where the usual art's do.
+    Centred,
+}
+
+impl ArtVariety {
+    /// The label's `meta.art` (`None` for the usual art, whose labels carry none).
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            ArtVariety::Same => None,
+            ArtVariety::Varied => Some("varied"),
+            ArtVariety::Centred => Some("centred"),
+        }
+    }
 }
 
 /// How carefully the tiles are laid: each a little off its cell on its own, or laid by
@@ -395,8 +410,8 @@ fn labels(
     if opts.tiles == TileSet::Plan {
         meta.insert("tiles".into(), json!("plan"));
     }
-    if opts.art == ArtVariety::Varied {
-        meta.insert("art".into(), json!("varied"));
+    if let Some(art) = opts.art.name() {
+        meta.insert("art".into(), json!(art));
     }
     Ok(ScanResult {
         image: format!("synth_{}_{}.jpg", opts.difficulty.name(), opts.seed),
