@@ -716,7 +716,11 @@ impl TileArt {
             img = flipped;
         }
         let shift = |rng: &mut fastrand::Rng| (2.0 * rng.f64() - 1.0) * self.most_shift * S;
+        // Drawn even when centred, so that centred tiles show the pictures varied ones do.
         let (dx, dy) = (shift(rng), shift(rng));
+        if self.most_shift == 0.0 {
+            return Ok(img);
+        }
         let m = Mat::from_slice_2d(&[[1.0, 0.0, dx], [0.0, 1.0, dy]])?;
         let mut moved = Mat::default();
         opencv::imgproc::warp_affine(
