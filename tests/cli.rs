@@ -2041,3 +2041,42 @@ fn open_camera_fails() -> bool {
         .code()
         != Some(0)
 }
+
+/// A hand and pale planks beside an Alhambra are not read as its tiles. Tiles drawn each
+/// with its own illustration teach a profile broad looks, and in this photo an open hand
+/// beside an Alhambra and the pale planks about it read as five tiles (chambers mostly);
+/// they look far more like the photo's own bare table, and are dropped.
+#[test]
+fn a_hand_and_pale_planks_beside_an_alhambra_are_no_tiles() {
+    let dir = scratch("own_table");
+    let (learn, set) = (dir.join("learn"), dir.join("set"));
+    synth(&[
+        "--seed",
+        "7",
+        "--difficulty",
+        "normal",
+        "--art",
+        "varied",
+        "--out",
+        arg(&learn),
+    ]);
+    synth(&[
+        "--seed",
+        "7704",
+        "--difficulty",
+        "normal",
+        "--art",
+        "varied",
+        "--out",
+        arg(&set),
+    ]);
+    let profile = dir.join("profile.json");
+    learn_profile(&learn.join("normal_7.jpg"), &profile);
+    let v = eval_overall(&set, &profile);
+    let at = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
+    assert_eq!(at("photos"), 1.0, "{v}");
+    // Was 5 of 41 tiles (12%); one tile is 2.4%.
+    assert!(at("phantom_pct") < 3.0, "{v}");
+    assert!(at("missed_pct") < 30.0, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

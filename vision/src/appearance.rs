@@ -709,6 +709,21 @@ impl Profile {
         (tile_like, best)
     }
 
+    /// The mean distances from `f` to its nearest tile examples and to its nearest empty
+    /// ones, `more` (the photo's own) among them; in the examples of the profile for `f`'s
+    /// focus (a blurred tile looks like the blurred tiles). `None` without examples of both
+    /// kinds.
+    pub fn nearest_tile_and_empty(
+        &self,
+        f: &CellFeatures,
+        more: &MoreExamples<'_>,
+    ) -> Option<(f32, f32)> {
+        let examples = self
+            .soft_for(f)
+            .map_or(&self.examples, |(soft, _)| &soft.examples);
+        examples.nearest_tile_and_empty(f, more)
+    }
+
     /// How unlike the nearest building the cell looks in any quarter turn (mean capped
     /// squared z-score): the cheap part of [`Profile::presence`], for ranking candidates.
     pub fn tile_distance(&self, f: &CellFeatures) -> f32 {

@@ -39,6 +39,7 @@ mod game_limits;
 mod grid_fit;
 mod growth;
 mod lattice;
+mod own_table;
 mod readings;
 mod remembered;
 mod rereading;
@@ -874,6 +875,11 @@ impl Scanner {
         if fill_from_looks(&mut alhambras, &read, &looks, self.profile.presence_limit) {
             table_limits(&mut alhambras, self.profile.presence_limit);
         }
+        // Last, once every look is fused and filled in: tiles that look more like this
+        // photo's own bare table than like a tile (see `own_table`).
+        stage("game's limits, looks fused");
+        own_table::drop_tiles_like_the_table(shot.through(through), &self.profile, &mut alhambras);
+        stage("own table");
         if std::env::var_os("ALHAMBRA_TIMING").is_some() {
             eprintln!(
                 "timing: plane and edges {:.1} ms, reading {:.1} ms, {} cell looks",
