@@ -866,6 +866,12 @@ impl Scanner {
         stage("light made even");
         fuse_looks(&mut alhambras, &looks);
         let read = alhambras.clone();
+        stage("looks fused");
+        // Tiles that look more like this photo's own bare table than like a tile (see
+        // `own_table`), before the game's limits: such a tile takes no printed tile from a
+        // real one; and their cells count as held, so no other look fills them again.
+        own_table::drop_tiles_like_the_table(shot.through(through), &self.profile, &mut alhambras);
+        stage("own table");
         fountains_apart(&mut alhambras);
         one_per_player(&mut alhambras);
         table_limits(&mut alhambras, self.profile.presence_limit);
@@ -875,11 +881,6 @@ impl Scanner {
         if fill_from_looks(&mut alhambras, &read, &looks, self.profile.presence_limit) {
             table_limits(&mut alhambras, self.profile.presence_limit);
         }
-        // Last, once every look is fused and filled in: tiles that look more like this
-        // photo's own bare table than like a tile (see `own_table`).
-        stage("game's limits, looks fused");
-        own_table::drop_tiles_like_the_table(shot.through(through), &self.profile, &mut alhambras);
-        stage("own table");
         if std::env::var_os("ALHAMBRA_TIMING").is_some() {
             eprintln!(
                 "timing: plane and edges {:.1} ms, reading {:.1} ms, {} cell looks",
