@@ -47,11 +47,11 @@ pub(super) fn drop_tiles_like_the_table(
         if empty.is_empty() {
             continue;
         }
-        let sure: Vec<([Point; 4], Vec<f32>)> = tiles
+        let (mut sure_at, mut sure): (Vec<[Point; 4]>, Vec<Vec<f32>>) = tiles
             .iter()
             .filter(|(_, sure)| *sure)
             .filter_map(|(q, _)| Some((*q, view.features(q)?.blocks.to_vec())))
-            .collect();
+            .unzip();
         let fountain = Pos::new(0, 0);
         a.tiles.retain(|t| {
             if t.pos == fountain || t.glare.is_some() {
@@ -60,14 +60,18 @@ pub(super) fn drop_tiles_like_the_table(
             let Some(f) = view.features(&t.corners_px) else {
                 return true;
             };
-            // The tile itself is no example of what it is.
-            let others: Vec<Vec<f32>> = sure
-                .iter()
-                .filter(|(q, _)| *q != t.corners_px)
-                .map(|(_, x)| x.clone())
-                .collect();
+            // The tile itself is no example of what it is: moved past the last one used.
+            let used = match sure_at.iter().position(|q| *q == t.corners_px) {
+                Some(k) => {
+                    let last = sure.len() - 1;
+                    sure.swap(k, last);
+                    sure_at.swap(k, last);
+                    last
+                }
+                None => sure.len(),
+            };
             let more = MoreExamples {
-                tiles: &others,
+                tiles: &sure[..used],
                 empty: &empty,
             };
             let Some((tile, bare)) = profile.nearest_tile_and_empty(&f, &more) else {
