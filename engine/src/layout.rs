@@ -85,9 +85,9 @@ pub struct GameFile {
 /// What is wrong with a game file as a whole.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GameError {
-    /// Fewer than two or more than six players.
-    #[error("a game has 2 to 6 players, this one {0}")]
-    PlayerCount(usize),
+    /// No player at all.
+    #[error("the game names no player")]
+    NoPlayers,
     /// Two players share a name.
     #[error("two players are called {0:?}")]
     SameName(String),
@@ -104,9 +104,11 @@ pub enum GameError {
 impl GameFile {
     /// The players' names and Alhambras.
     pub fn to_alhambras(&self) -> Result<Vec<(String, Alhambra)>, GameError> {
+        // One Alhambra alone, or more players than the box holds (two games' tiles side
+        // by side), still has well-defined points: the places are paid as for any table.
         let n = self.players.len();
-        if !(2..=MOST_PLAYERS).contains(&n) {
-            return Err(GameError::PlayerCount(n));
+        if n == 0 {
+            return Err(GameError::NoPlayers);
         }
         let mut out: Vec<(String, Alhambra)> = Vec::with_capacity(n);
         for p in &self.players {
@@ -185,11 +187,13 @@ mod tests {
     }
 
     #[test]
-    fn games_have_two_to_six_distinct_players() {
+    fn games_have_distinct_players_one_at_least() {
+        let none: GameFile = serde_json::from_str(r#"{"players": []}"#).expect("parses");
+        assert_eq!(none.to_alhambras(), Err(GameError::NoPlayers));
         let one: GameFile =
             serde_json::from_str(r#"{"players": [{"name": "Ana", "alhambra": {"tiles": []}}]}"#)
                 .expect("parses");
-        assert_eq!(one.to_alhambras(), Err(GameError::PlayerCount(1)));
+        assert_eq!(one.to_alhambras().map(|a| a.len()), Ok(1));
         let same: GameFile = serde_json::from_str(
             r#"{"players": [{"name": "Ana", "alhambra": {"tiles": []}}, {"name": "Ana", "alhambra": {"tiles": []}}]}"#,
         )

@@ -192,7 +192,8 @@ impl Serialize for Walls {
 
 impl<'de> Deserialize<'de> for Walls {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let sides = Vec::<Side>::deserialize(deserializer)?;
+        // `null` is read as no wall, like the field left out.
+        let sides = Option::<Vec<Side>>::deserialize(deserializer)?.unwrap_or_default();
         let mut walls = Walls::NONE;
         for side in sides {
             if walls.has(side) {
@@ -245,5 +246,7 @@ mod tests {
         assert_eq!(back, w);
         assert!(serde_json::from_str::<Walls>(r#"["north","north"]"#).is_err());
         assert!(serde_json::from_str::<Walls>(r#"["up"]"#).is_err());
+        let none: Walls = serde_json::from_str("null").expect("null is no wall");
+        assert_eq!(none, Walls::NONE);
     }
 }
