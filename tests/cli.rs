@@ -2042,6 +2042,40 @@ fn open_camera_fails() -> bool {
         != Some(0)
 }
 
+/// A lone fountain whose lattice was fitted a quarter larger than the table's tiles (off
+/// the plane the largest Alhambra shows, with no tile beside it there) stays alone on that
+/// plane: on its own lattice it took another Alhambra's far tile, at the end of a row
+/// five cells from that one's fountain (one tile missed, one phantom of 49).
+#[test]
+fn a_lone_fountain_read_at_another_size_takes_no_tile_of_another_alhambra() {
+    let dir = scratch("lone_size");
+    let (learn, set) = (dir.join("learn"), dir.join("set"));
+    synth(&[
+        "--seed",
+        "7",
+        "--difficulty",
+        "normal",
+        "--out",
+        arg(&learn),
+    ]);
+    synth(&[
+        "--seed",
+        "9082",
+        "--difficulty",
+        "normal",
+        "--out",
+        arg(&set),
+    ]);
+    let profile = dir.join("profile.json");
+    learn_profile(&learn.join("normal_7.jpg"), &profile);
+    let v = eval_overall(&set, &profile);
+    let at = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
+    assert_eq!(at("photos"), 1.0, "{v}");
+    assert!(at("missed_pct") < 2.0, "{v}");
+    assert!(at("phantom_pct") < 2.0, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A hand and pale planks beside an Alhambra are not read as its tiles. Tiles drawn each
 /// with its own illustration teach a profile broad looks, and in this photo an open hand
 /// beside an Alhambra and the pale planks about it read as five tiles (chambers mostly);

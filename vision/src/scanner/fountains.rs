@@ -1024,6 +1024,26 @@ impl Scanner {
     /// quarter turn) with most neighbours read as tiles (one at least), then the clearest
     /// fountain. `None` when no fountain or no neighbour shows.
     pub(super) fn fountain_on_plane(&self, view: &View<'_>, c_px: Point) -> Option<Homography> {
+        self.fountain_on_plane_beside(view, c_px, 1)
+    }
+
+    /// [`Scanner::fountain_on_plane`] for a fountain known to be one (it was read as one
+    /// on a lattice of its own): turned as most neighbours read as tiles, none needed.
+    pub(super) fn fountain_alone_on_plane(
+        &self,
+        view: &View<'_>,
+        c_px: Point,
+    ) -> Option<Homography> {
+        self.fountain_on_plane_beside(view, c_px, 0)
+    }
+
+    /// [`Scanner::fountain_on_plane`] with at least `neighbours` of its neighbours tiles.
+    fn fountain_on_plane_beside(
+        &self,
+        view: &View<'_>,
+        c_px: Point,
+        neighbours: usize,
+    ) -> Option<Homography> {
         let plane = view.plane_grid?;
         let back = plane.inverse()?;
         let on_plane = |angle: f64, at: Point| turned_on(&plane, angle, at);
@@ -1079,7 +1099,7 @@ impl Scanner {
             };
             let grid = on_plane(f64::from(step) * LONE_TURN_STEP, centre);
             let score = (self.neighbours_present(view, &grid), margin);
-            if score.0 >= 1
+            if score.0 >= neighbours
                 && best
                     .as_ref()
                     .is_none_or(|b| score.0 > b.0.0 || (score.0 == b.0.0 && score.1 > b.0.1))

@@ -46,7 +46,18 @@ fn each_printed_tile_once(alhambras: &mut [FoundAlhambra]) {
             && k != c.best()
         {
             if debugging() {
-                eprintln!("tile at {:?}: read as another printed tile, {k}", t.pos);
+                let pairs = crate::appearance::catalogue_pairs();
+                let score = |k: usize| c.scored.get(k).copied().unwrap_or(f32::NAN);
+                eprintln!(
+                    "tile at {:?} [{:.0},{:.0}]: read as another printed tile, {:?} ({:.1}) -> {:?} ({:.1})",
+                    t.pos,
+                    quad_centre(&t.corners_px)[0],
+                    quad_centre(&t.corners_px)[1],
+                    pairs.get(c.best()),
+                    score(c.best()),
+                    pairs.get(k),
+                    score(k)
+                );
             }
             // The table, not the look, decided what changed: an even confidence there (still
             // one to look at again), not the look's near-certain "no".

@@ -109,6 +109,8 @@ pub(super) struct Growth {
     pub(super) half_covered: HashSet<(i32, i32)>,
     /// Covered cells looked across.
     pub(super) looked_across: Vec<(i32, i32)>,
+    /// How far each cell found read from the profile's tiles (its presence distance).
+    pub(super) distances: HashMap<(i32, i32), f32>,
 }
 
 /// A cell one ring of growth would take: where, its quad, and how far it reads from the
@@ -123,6 +125,9 @@ pub(super) struct Proposal {
     half: bool,
     /// Covered cells crossed to reach it (see [`COVERED_CROSSED`]).
     crossed: u8,
+    /// A tile another Alhambra holds, beside one of this one's: a claim on it (see
+    /// [`CLAIM_SHARE`]).
+    held: bool,
 }
 
 impl Growth {
@@ -133,11 +138,16 @@ impl Growth {
         for Proposal {
             cell: (i, j),
             quad,
+            distance,
             covered,
             half,
+            held,
             ..
         } in ring
         {
+            if held {
+                continue;
+            }
             if covered {
                 self.covered.push((i, j));
                 if half {
@@ -146,6 +156,7 @@ impl Growth {
                 continue;
             }
             self.quads.insert((i, j), quad);
+            self.distances.insert((i, j), distance);
             // Tiles grown from one reached across covered cells are held to the same
             // doubt (see `ring`): a chain beyond a hand may run into another's tiles.
             let crossed = self.beyond.get(&(i, j)).copied().unwrap_or(0);
@@ -256,7 +267,86 @@ impl Growth {
             covered: Vec::new(),
             half_covered: HashSet::new(),
             looked_across: Vec::new(),
+            distances: HashMap::new(),
         }
+    }
+
+    /// Gives up the tile at `cell` and every tile no longer joined to the fountain by
+    /// full sides without it.
+    fn give_up(&mut self, cell: (i32, i32)) {
+        self.quads.remove(&cell);
+        let mut joined = HashSet::from([(0, 0)]);
+        let mut queue = vec![(0, 0)];
+        while let Some((i, j)) = queue.pop() {
+            for n in [(i + 1, j), (i - 1, j), (i, j + 1), (i, j - 1)] {
+                if self.quads.contains_key(&n) && joined.insert(n) {
+                    queue.push(n);
+                }
+            }
+        }
+        self.quads.retain(|c, _| joined.contains(c));
+        self.distances.retain(|c, _| joined.contains(c));
+    }
+}
+
+/// A tile one Alhambra took on an earlier ring goes to another that reaches it beside one
+/// of its own tiles and reads it at most this share as far from the profile's tiles: the
+/// first to reach a tile between two Alhambras may read it through a lattice turned and
+/// shifted off it (held-out normal 9006: a lone fountain beside another Alhambra's row
+/// end read that one's tower at 1.3-2.8, that one's lattice at 0.5-0.9). A claim on a
+/// fountain is none.
+const CLAIM_SHARE: f32 = 0.5;
+
+/// Settles the claims in `rings` (see [`CLAIM_SHARE`]) on the tiles `growths` hold: a
+/// claim that holds becomes the claimant's proposal and the holder gives the tile up
+/// (with any tile joined through it only); the rest are dropped.
+fn settle_claims(growths: &mut [Growth], rings: &mut [Option<Vec<Proposal>>]) {
+    for k in 0..rings.len() {
+        let Some(ring) = rings[k].as_mut() else {
+            continue;
+        };
+        let mut kept = Vec::with_capacity(ring.len());
+        for mut p in ring.drain(..) {
+            if !p.held {
+                kept.push(p);
+                continue;
+            }
+            let c = quad_centre(&p.quad);
+            let size = quad_size(&p.quad);
+            let holder = growths.iter().enumerate().find_map(|(o, g)| {
+                (o != k)
+                    .then(|| {
+                        g.quads
+                            .iter()
+                            .find(|(_, q)| dist(quad_centre(q), c) < 0.5 * size)
+                            .map(|(&cell, _)| (o, cell))
+                    })
+                    .flatten()
+            });
+            let Some((o, cell)) = holder else { continue };
+            let theirs = growths[o].distances.get(&cell).copied();
+            if cell == (0, 0) || theirs.is_none_or(|d| p.distance > CLAIM_SHARE * d) {
+                continue;
+            }
+            let before = growths[o].quads.len();
+            growths[o].give_up(cell);
+            if debugging() {
+                let at = |g: &Growth| g.quads.get(&(0, 0)).map(|q| quad_centre(q).map(f64::round));
+                eprintln!(
+                    "tile at [{:.0},{:.0}] claimed from the Alhambra at {:?} by the one at {:?}: read at {:.2} beside the claimant's tiles, {:.2} by its holder, which gives up {} tiles",
+                    c[0],
+                    c[1],
+                    at(&growths[o]),
+                    at(&growths[k]),
+                    p.distance,
+                    theirs.unwrap_or(f32::NAN),
+                    before - growths[o].quads.len()
+                );
+            }
+            p.held = false;
+            kept.push(p);
+        }
+        *ring = kept;
     }
 }
 
@@ -277,6 +367,21 @@ fn stands_alone_in_its_light(found: &FoundAlhambra, limit: f32) -> bool {
         [fountain] => fountain.presence <= ALONE_IN_ITS_LIGHT * limit,
         _ => true,
     }
+}
+
+/// A grown lattice's cell whose size is off the plane's there by more than this share is
+/// of another size than the table's tiles (a turned or loosely laid small Alhambra stays
+/// within a few percent; its lattice's size is held by its own tiles' seams).
+const PLANE_SIZE_OFF: f64 = 0.12;
+
+/// Whether cell quad `q` is of the size of `plane`'s cell where it lies (see
+/// [`PLANE_SIZE_OFF`]); so when that cannot be told.
+fn of_plane_size(plane: &Homography, q: &[Point; 4]) -> bool {
+    let Some(at) = plane.inverse().and_then(|back| back.apply(quad_centre(q))) else {
+        return true;
+    };
+    cell_quad(plane, at[0], at[1])
+        .is_none_or(|cell| (quad_size(q) / quad_size(&cell) - 1.0).abs() <= PLANE_SIZE_OFF)
 }
 
 /// The fountains' image centres of the Alhambras other than `k`.
@@ -408,6 +513,7 @@ impl Scanner {
                     }
                     break;
                 }
+                settle_claims(&mut growths, &mut rings);
                 for (g, ring) in growths.iter_mut().zip(settle(rings)) {
                     if let Some(ring) = ring {
                         g.commit(ring, reach);
@@ -449,11 +555,19 @@ impl Scanner {
                 && view.plane_grid.is_some_and(|plane| {
                     plane_fit(&plane, &grown.quads).is_none_or(|(_, m)| m > PLANE_OFF)
                 });
+            // Off the plane with no tile beside it there, its tiles read at a size the
+            // table does not have (held-out normal 9082: a lone fountain at 1.25 the
+            // tiles' size took another Alhambra's far tile) are none: it stays alone on
+            // the plane. (At the plane's size, a few tiles laid loosely lie off it too.)
             let again = if off_plane {
-                grown
-                    .quads
-                    .get(&(0, 0))
-                    .and_then(|q| self.fountain_on_plane(view, quad_centre(q)))
+                grown.quads.get(&(0, 0)).and_then(|q| {
+                    self.fountain_on_plane(view, quad_centre(q)).or_else(|| {
+                        view.plane_grid
+                            .is_some_and(|plane| !of_plane_size(&plane, q))
+                            .then(|| self.fountain_alone_on_plane(view, quad_centre(q)))
+                            .flatten()
+                    })
+                })
             } else {
                 self.turn_lone_fountain(view, grown)
             };
@@ -771,6 +885,18 @@ impl Scanner {
                     view.table_share(&quad)
                 );
             }
+            let held = !other_fountain && view.taken(&quad);
+            if held && presence.0 && g.abuts((i, j), &quad) {
+                ring.push(Proposal {
+                    cell: (i, j),
+                    quad,
+                    distance: presence.1,
+                    covered: false,
+                    half: false,
+                    crossed: 0,
+                    held: true,
+                });
+            }
             if view.taken(&quad) || other_fountain {
                 if debugging() {
                     let c = quad_centre(&quad);
@@ -832,6 +958,7 @@ impl Scanner {
                 covered,
                 half: cover == Some(Cover::Half),
                 crossed,
+                held: false,
             });
         }
         Some(ring)
@@ -1123,13 +1250,15 @@ impl Scanner {
             if debugging() {
                 let best = choices.best();
                 eprintln!(
-                    "tile {:?} at {:?}: {:?} {:?}, wall log-odds {:?} (hints {:?}), best pair {} {:?} score {:.1}, best free {:?} {:.1}",
+                    "tile {:?} at {:?}: {:?} {:?}, wall log-odds {:?} (hints {:?}), side fits {:?} (typical {:.1}), best pair {} {:?} score {:.1}, best free {:?} {:.1}",
                     t.pos,
                     quad_centre(&t.corners_px).map(|v| v.round()),
                     t.reading.building,
                     t.reading.walls,
                     choices.odds.map(|o| (o * 10.0).round() / 10.0),
                     h.map(|o| (o * 10.0).round() / 10.0),
+                    profile.side_fit(&t.features, focus).map(|o| o.round()),
+                    typical_fit,
                     best,
                     crate::appearance::catalogue_pairs().get(best),
                     choices.scored[best],
@@ -1179,6 +1308,19 @@ mod tests {
     use crate::scanner::tests::{cell_at, corner_error};
 
     #[test]
+    fn a_cell_a_quarter_larger_than_the_planes_is_of_another_size_and_a_turned_one_is_not() {
+        // The plane's cells are 40 pixels wide, as `cell_at`'s.
+        let plane = Homography::translation(300.0, 200.0).after(&Homography::scale(40.0));
+        let turned = cell_at([420.0, 260.0], 0.4);
+        assert!(of_plane_size(&plane, &turned));
+        let larger = turned.map(|[x, y]| [420.0 + 1.25 * (x - 420.0), 260.0 + 1.25 * (y - 260.0)]);
+        assert!(!of_plane_size(&plane, &larger));
+        let a_little =
+            turned.map(|[x, y]| [420.0 + 1.06 * (x - 420.0), 260.0 + 1.06 * (y - 260.0)]);
+        assert!(of_plane_size(&plane, &a_little));
+    }
+
+    #[test]
     fn a_cell_two_alhambras_reach_in_one_ring_goes_to_the_one_that_reads_it_better() {
         let proposal = |cell: (i32, i32), at: Point, turn: f64, distance: f32| Proposal {
             cell,
@@ -1187,6 +1329,7 @@ mod tests {
             covered: false,
             half: false,
             crossed: 0,
+            held: false,
         };
         // The first Alhambra reaches a neighbour's tile turned on its lattice and a tile of
         // its own; the second reaches that tile square on its own lattice, a few pixels
@@ -1228,6 +1371,7 @@ mod tests {
             covered,
             half: false,
             crossed: 0,
+            held: false,
         };
         let mut g = Growth::new(Homography::IDENTITY);
         g.commit(vec![proposal(0, false)], 10);
@@ -1338,6 +1482,7 @@ mod tests {
                         covered: false,
                         half: false,
                         crossed: 0,
+                        held: false,
                     }],
                     10,
                 );
