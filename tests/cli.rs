@@ -2042,38 +2042,41 @@ fn open_camera_fails() -> bool {
         != Some(0)
 }
 
+/// The eval of one normal photo rendered from `seed` in `art`, with a profile learned from
+/// the labelled photo of seed 7 in the same art (in scratch folder `name`, removed after).
+fn eval_one_learned_from_seed_7(name: &str, art: &str, seed: &str) -> serde_json::Value {
+    let dir = scratch(name);
+    let (learn, set) = (dir.join("learn"), dir.join("set"));
+    for (seed, out) in [("7", &learn), (seed, &set)] {
+        synth(&[
+            "--seed",
+            seed,
+            "--difficulty",
+            "normal",
+            "--art",
+            art,
+            "--out",
+            arg(out),
+        ]);
+    }
+    let profile = dir.join("profile.json");
+    learn_profile(&learn.join("normal_7.jpg"), &profile);
+    let v = eval_overall(&set, &profile);
+    let _ = std::fs::remove_dir_all(&dir);
+    v
+}
+
 /// A lone fountain whose lattice was fitted a quarter larger than the table's tiles (off
 /// the plane the largest Alhambra shows, with no tile beside it there) stays alone on that
 /// plane: on its own lattice it took another Alhambra's far tile, at the end of a row
 /// five cells from that one's fountain (one tile missed, one phantom of 49).
 #[test]
 fn a_lone_fountain_read_at_another_size_takes_no_tile_of_another_alhambra() {
-    let dir = scratch("lone_size");
-    let (learn, set) = (dir.join("learn"), dir.join("set"));
-    synth(&[
-        "--seed",
-        "7",
-        "--difficulty",
-        "normal",
-        "--out",
-        arg(&learn),
-    ]);
-    synth(&[
-        "--seed",
-        "9082",
-        "--difficulty",
-        "normal",
-        "--out",
-        arg(&set),
-    ]);
-    let profile = dir.join("profile.json");
-    learn_profile(&learn.join("normal_7.jpg"), &profile);
-    let v = eval_overall(&set, &profile);
+    let v = eval_one_learned_from_seed_7("lone_size", "same", "9082");
     let at = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
     assert_eq!(at("photos"), 1.0, "{v}");
     assert!(at("missed_pct") < 2.0, "{v}");
     assert!(at("phantom_pct") < 2.0, "{v}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A hand and pale planks beside an Alhambra are not read as its tiles. Tiles drawn each
@@ -2082,35 +2085,10 @@ fn a_lone_fountain_read_at_another_size_takes_no_tile_of_another_alhambra() {
 /// they look far more like the photo's own bare table, and are dropped.
 #[test]
 fn a_hand_and_pale_planks_beside_an_alhambra_are_no_tiles() {
-    let dir = scratch("own_table");
-    let (learn, set) = (dir.join("learn"), dir.join("set"));
-    synth(&[
-        "--seed",
-        "7",
-        "--difficulty",
-        "normal",
-        "--art",
-        "varied",
-        "--out",
-        arg(&learn),
-    ]);
-    synth(&[
-        "--seed",
-        "7704",
-        "--difficulty",
-        "normal",
-        "--art",
-        "varied",
-        "--out",
-        arg(&set),
-    ]);
-    let profile = dir.join("profile.json");
-    learn_profile(&learn.join("normal_7.jpg"), &profile);
-    let v = eval_overall(&set, &profile);
+    let v = eval_one_learned_from_seed_7("own_table", "varied", "7704");
     let at = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
     assert_eq!(at("photos"), 1.0, "{v}");
     // Was 5 of 41 tiles (12%); one tile is 2.4%.
     assert!(at("phantom_pct") < 3.0, "{v}");
     assert!(at("missed_pct") < 30.0, "{v}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
