@@ -21,7 +21,7 @@ const LONE_TURN_STEPS: i32 = 15;
 /// lies within this of the plane's (cells, root mean square, after a turn and shift).
 const LONE_NEIGHBOURS: usize = 1;
 /// Fountains grown to this many tiles or fewer are turned so (more neighbours wanted).
-const FEW_TILES: usize = 3;
+pub(super) const FEW_TILES: usize = 3;
 const LONE_MISFIT: f64 = 0.2;
 /// The sizes (in the plane's cells) a fountain's own cell may have and still be turned
 /// on the plane, when it is a square of the plane but not of its size: its lattice was

@@ -555,15 +555,20 @@ impl Scanner {
                 && view.plane_grid.is_some_and(|plane| {
                     plane_fit(&plane, &grown.quads).is_none_or(|(_, m)| m > PLANE_OFF)
                 });
-            // Off the plane with no tile beside it there, its tiles read at a size the
-            // table does not have (held-out normal 9082: a lone fountain at 1.25 the
-            // tiles' size took another Alhambra's far tile) are none: it stays alone on
-            // the plane. (At the plane's size, a few tiles laid loosely lie off it too.)
+            // Off the plane with no tile beside it there, a fountain and a tile or two read
+            // at a size the table does not have (held-out normal 9082: a lone fountain at
+            // 1.25 the tiles' size took another Alhambra's far tile) are a fountain alone:
+            // it stays alone on the plane. (At the plane's size, a few tiles laid loosely
+            // lie off it too; and far from the largest Alhambra the plane tells the size
+            // less well than more tiles of its own: hard 9082, six tiles 12% off.)
             let again = if off_plane {
                 grown.quads.get(&(0, 0)).and_then(|q| {
                     self.fountain_on_plane(view, quad_centre(q)).or_else(|| {
                         view.plane_grid
-                            .is_some_and(|plane| !of_plane_size(&plane, q))
+                            .is_some_and(|plane| {
+                                grown.quads.len() <= fountains::FEW_TILES
+                                    && !of_plane_size(&plane, q)
+                            })
                             .then(|| self.fountain_alone_on_plane(view, quad_centre(q)))
                             .flatten()
                     })
