@@ -1367,6 +1367,54 @@ mod tests {
     }
 
     #[test]
+    fn a_tile_read_twice_as_well_beside_anothers_tiles_goes_to_it_with_what_hung_on_it() {
+        let proposal = |cell: (i32, i32), at: Point, distance: f32, held: bool| Proposal {
+            cell,
+            quad: cell_at(at, 0.0),
+            distance,
+            covered: false,
+            half: false,
+            crossed: 0,
+            held,
+        };
+        // The holder: its fountain at (0, 0), then a tile at (1, 0) read at 2.5 and one
+        // grown through it at (2, 0).
+        let mut holder = Growth::new(Homography::IDENTITY);
+        holder.commit(vec![proposal((0, 0), [0.0, 0.0], 1.0, false)], 10);
+        holder.commit(vec![proposal((1, 0), [40.0, 0.0], 2.5, false)], 10);
+        holder.commit(vec![proposal((2, 0), [80.0, 0.0], 1.0, false)], 10);
+        let claimant = Growth::new(Homography::IDENTITY);
+        let claims = |distance: f32| {
+            vec![
+                Some(vec![proposal((0, 1), [42.0, 1.0], distance, true)]),
+                None,
+            ]
+        };
+        // Read at 1.5 (more than half of 2.5): the claim is dropped, the holder keeps all.
+        let mut growths = vec![claimant, holder];
+        let mut rings = claims(1.5);
+        settle_claims(&mut growths, &mut rings);
+        assert!(rings[0].as_ref().is_some_and(Vec::is_empty));
+        assert_eq!(growths[1].quads.len(), 3);
+        // Read at 1.0: the claimant proposes it, the holder gives it up and the tile
+        // beyond it, keeping its fountain.
+        let mut rings = claims(1.0);
+        settle_claims(&mut growths, &mut rings);
+        let taken: Vec<(i32, i32)> = rings[0].iter().flatten().map(|p| p.cell).collect();
+        assert_eq!(taken, vec![(0, 1)]);
+        assert!(rings[0].iter().flatten().all(|p| !p.held));
+        assert_eq!(
+            growths[1].quads.keys().copied().collect::<Vec<_>>(),
+            vec![(0, 0)]
+        );
+        // A fountain is never claimed.
+        let mut rings = vec![Some(vec![proposal((0, 1), [0.0, 1.0], 0.1, true)]), None];
+        settle_claims(&mut growths, &mut rings);
+        assert!(rings[0].as_ref().is_some_and(Vec::is_empty));
+        assert_eq!(growths[1].quads.len(), 1);
+    }
+
+    #[test]
     fn growth_looks_across_a_covered_cell_only_once_nothing_else_is_left() {
         let cell = |i: i32| cell_at([40.0 * f64::from(i), 0.0], 0.0);
         let proposal = |i: i32, covered: bool| Proposal {
