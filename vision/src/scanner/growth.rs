@@ -902,7 +902,7 @@ impl Scanner {
                     held: true,
                 });
             }
-            if view.taken(&quad) || other_fountain {
+            if held || other_fountain {
                 if debugging() {
                     let c = quad_centre(&quad);
                     let why = if other_fountain {
