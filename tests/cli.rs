@@ -2079,6 +2079,18 @@ fn a_lone_fountain_read_at_another_size_takes_no_tile_of_another_alhambra() {
     assert!(at("phantom_pct") < 2.0, "{v}");
 }
 
+/// A tile the kept reading's quad read as the bare table, off the tile, is read from
+/// another look that saw it plainly on the same cell: it was dropped as the table (one
+/// tile missed of 45), while three other looks read it at a fifth of the presence limit.
+#[test]
+fn a_tile_read_as_the_table_by_one_look_and_plainly_by_another_is_kept() {
+    let v = eval_one_learned_from_seed_7("clearer_look", "same", "9057");
+    let at = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
+    assert_eq!(at("photos"), 1.0, "{v}");
+    assert!(at("missed_pct") < 2.0, "{v}");
+    assert!(at("phantom_pct") < 2.0, "{v}");
+}
+
 /// A hand and pale planks beside an Alhambra are not read as its tiles. Tiles drawn each
 /// with its own illustration teach a profile broad looks, and in this photo an open hand
 /// beside an Alhambra and the pale planks about it read as five tiles (chambers mostly);

@@ -870,7 +870,12 @@ impl Scanner {
         // Tiles that look more like this photo's own bare table than like a tile (see
         // `own_table`), before the game's limits: such a tile takes no printed tile from a
         // real one; and their cells count as held, so no other look fills them again.
-        own_table::drop_tiles_like_the_table(shot.through(through), &self.profile, &mut alhambras);
+        own_table::drop_tiles_like_the_table(
+            shot.through(through),
+            &self.profile,
+            &mut alhambras,
+            &looks,
+        );
         stage("own table");
         fountains_apart(&mut alhambras);
         one_per_player(&mut alhambras);

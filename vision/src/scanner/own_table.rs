@@ -24,12 +24,14 @@ const OTHERS_APART: f64 = 1.5;
 const TILE_ODDS: f32 = 30.0;
 
 /// Each Alhambra's tiles (not the fountain, not those read under glare) that look more
-/// like the bare table about it than like a tile, dropped; each Alhambra is looked at
-/// under its own light (`white` times its gains), through `photo`.
+/// like the bare table about it than like a tile, dropped, unless another look read the
+/// cell clearly as a tile that does not (see [`clearer_look`]): then read as there. Each
+/// Alhambra is looked at under its own light (`white` times its gains), through `photo`.
 pub(super) fn drop_tiles_like_the_table(
     photo: Photo<'_>,
     profile: &Profile,
     alhambras: &mut [FoundAlhambra],
+    looks: &[FoundAlhambra],
 ) {
     let clearly = CLEARLY_A_TILE * profile.presence_limit;
     // Every tile read, and whether it was read surely enough to stand for the tiles.
@@ -53,7 +55,8 @@ pub(super) fn drop_tiles_like_the_table(
             .filter_map(|(q, _)| Some((*q, view.features(q)?.blocks.to_vec())))
             .unzip();
         let fountain = Pos::new(0, 0);
-        a.tiles.retain(|t| {
+        let at = a.fountain_px;
+        a.tiles.retain_mut(|t| {
             if t.pos == fountain || t.glare.is_some() {
                 return true;
             }
@@ -77,7 +80,32 @@ pub(super) fn drop_tiles_like_the_table(
             let Some((tile, bare)) = profile.nearest_tile_and_empty(&f, &more) else {
                 return true;
             };
-            let is_tile = bare + 2.0 * TILE_ODDS.ln() > tile;
+            let like_a_tile = |tile: f32, bare: f32| bare + 2.0 * TILE_ODDS.ln() > tile;
+            let is_tile = like_a_tile(tile, bare);
+            if !is_tile
+                && let Some(other) = clearer_look(t, at, looks, clearly).filter(|u| {
+                    view.features(&u.corners_px)
+                        .and_then(|f| profile.nearest_tile_and_empty(&f, &more))
+                        .is_some_and(|(tile, bare)| like_a_tile(tile, bare))
+                })
+            {
+                if debugging() {
+                    let (c, o) = (quad_centre(&t.corners_px), quad_centre(&other.corners_px));
+                    eprintln!(
+                        "own table: tile {:?} at [{:.0},{:.0}] presence {:.2} looks like the table; \
+                         another look read it at [{:.0},{:.0}], presence {:.2}: taken from there",
+                        (t.pos.x, t.pos.y),
+                        c[0],
+                        c[1],
+                        t.presence,
+                        o[0],
+                        o[1],
+                        other.presence
+                    );
+                }
+                *t = other.clone();
+                return true;
+            }
             if debugging() {
                 let c = quad_centre(&t.corners_px);
                 eprintln!(
@@ -93,6 +121,32 @@ pub(super) fn drop_tiles_like_the_table(
             is_tile
         });
     }
+}
+
+/// The clearest reading another look (`looks`, see `fuse_looks`) made of tile `t`'s cell
+/// in the Alhambra whose fountain lies at `fountain`: the same cell, within a quarter of
+/// a tile, read clearly (`clearly`, a presence) and not under glare. A look whose quad
+/// lay a little otherwise may read a tile plainly that the kept reading's quad, off the
+/// tile onto the table, read as the table (held-out normal 9057: a seraglio read at 4.8,
+/// past the presence limit, where three other looks read it at 0.5 to 0.9).
+fn clearer_look<'a>(
+    t: &FoundTile,
+    fountain: Point,
+    looks: &'a [FoundAlhambra],
+    clearly: f32,
+) -> Option<&'a FoundTile> {
+    let (centre, size) = (quad_centre(&t.corners_px), quad_size(&t.corners_px));
+    looks
+        .iter()
+        .filter(|l| dist(l.fountain_px, fountain) < 0.5 * size)
+        .flat_map(|l| &l.tiles)
+        .filter(|u| {
+            u.pos == t.pos
+                && u.glare.is_none()
+                && u.presence < clearly
+                && dist(quad_centre(&u.corners_px), centre) < 0.25 * size
+        })
+        .min_by(|a, b| a.presence.total_cmp(&b.presence))
 }
 
 /// Interior features of cells of `a`'s lattice at least [`APART`] cells from its tiles,
