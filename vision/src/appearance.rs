@@ -808,6 +808,55 @@ impl Profile {
         out
     }
 
+    /// The mean walled and open side looks this profile reads a photo of `focus` with
+    /// (the discriminant's classes, or without one the two Gaussians).
+    pub fn side_means(&self, focus: Focus) -> (&[f32], &[f32]) {
+        match self.side_split_for(focus) {
+            Some(d) => (&d.classes[0].mean, &d.classes[1].mean),
+            None => {
+                let (wall, open) = self.side_models(focus);
+                (&wall.mean, &open.mean)
+            }
+        }
+    }
+
+    /// This profile with every walled side look moved by `wall` and every open one by
+    /// `open` (added): the general models, the blurred ones, and each building's looks.
+    pub fn with_sides_moved(&self, wall: &[f32], open: &[f32]) -> Profile {
+        let add = |mean: &mut Vec<f32>, by: &[f32]| {
+            for (m, d) in mean.iter_mut().zip(by) {
+                *m += d;
+            }
+        };
+        let mut out = self.clone();
+        add(&mut out.wall.mean, wall);
+        add(&mut out.open.mean, open);
+        if let Some(g) = &mut out.soft_wall {
+            add(&mut g.mean, wall);
+        }
+        if let Some(g) = &mut out.soft_open {
+            add(&mut g.mean, open);
+        }
+        for d in [&mut out.side_split, &mut out.soft_side_split]
+            .into_iter()
+            .flatten()
+        {
+            add(&mut d.classes[0].mean, wall);
+            add(&mut d.classes[1].mean, open);
+        }
+        for (looks, by) in [
+            (&mut out.walled_sides, wall),
+            (&mut out.soft_walled_sides, wall),
+            (&mut out.open_sides, open),
+            (&mut out.soft_open_sides, open),
+        ] {
+            for m in looks.iter_mut().flatten().flatten() {
+                add(m, by);
+            }
+        }
+        out
+    }
+
     /// The (wall, open) side models for a photo of this focus (the sharp ones when the
     /// profile has no others).
     fn side_models(&self, focus: Focus) -> (&Gaussian, &Gaussian) {
@@ -1362,6 +1411,59 @@ mod tests {
         {
             assert!((a - m - 0.03).abs() < 1e-5, "{a} {m}");
         }
+    }
+
+    #[test]
+    fn sides_read_again_with_moved_looks_score_as_a_reading_with_them_would() {
+        let profile = crate::default_profile::default_profile().expect("built-in profile");
+        let [wall, open] = profile
+            .side_split
+            .as_ref()
+            .map(|d| d.classes.clone().map(|c| c.mean))
+            .expect("a discriminant");
+        // This photo's walls look 60% of the way from the profile's wall look to its open
+        // one (a paler light, a softer focus).
+        let toward_open: Vec<f32> = wall.iter().zip(&open).map(|(w, o)| 0.6 * (o - w)).collect();
+        let photo_wall: Vec<f32> = wall.iter().zip(&toward_open).map(|(w, d)| w + d).collect();
+        let moved = profile.with_sides_moved(&toward_open, &[0.0; SIDE_DIMS]);
+        let mut f = blank();
+        f.blocks.copy_from_slice(&mean(&profile, Building::Garden));
+        for side in Side::ALL {
+            f.sides[side as usize].copy_from_slice(&open);
+        }
+        let north = Side::North as usize;
+        f.sides[north].copy_from_slice(&photo_wall);
+        let before = profile.side_log_odds(&f, Focus::Sharp)[north];
+        let after = moved.side_log_odds(&f, Focus::Sharp)[north];
+        assert!(
+            after > 0.0 && after > before,
+            "before {before}, after {after}"
+        );
+        // Moving a reading's choices by the change in side odds scores every pair as
+        // reading the cell with the moved looks does.
+        let hints = [0.5, -1.0, 0.0, 2.0];
+        let old = profile.choices(&f, &hints, Focus::Sharp);
+        let fresh = moved.choices(&f, &hints, Focus::Sharp);
+        let (was, now) = (
+            profile.side_log_odds(&f, Focus::Sharp),
+            moved.side_log_odds(&f, Focus::Sharp),
+        );
+        let (was_by, now_by) = (
+            profile.side_log_odds_by_building(&f, Focus::Sharp),
+            moved.side_log_odds_by_building(&f, Focus::Sharp),
+        );
+        let again = old.with_side_odds_moved(
+            std::array::from_fn(|s| now[s] - was[s]),
+            std::array::from_fn(|b| std::array::from_fn(|s| now_by[b][s] - was_by[b][s])),
+        );
+        for (a, b) in again.scored.iter().zip(&fresh.scored) {
+            assert!((a - b).abs() < 1e-3, "{a} {b}");
+        }
+        assert_eq!(again.free, fresh.free);
+        assert!((again.free_score - fresh.free_score).abs() < 1e-3);
+        let (a, b) = (again.reading(), fresh.reading());
+        assert_eq!((a.building, a.walls), (b.building, b.walls));
+        assert!(a.walls.has(Side::North), "{a:?}");
     }
 
     #[test]

@@ -39,6 +39,7 @@ mod game_limits;
 mod grid_fit;
 mod growth;
 mod lattice;
+mod own_sides;
 mod own_table;
 mod readings;
 mod remembered;
@@ -864,6 +865,9 @@ impl Scanner {
             take_larger(&mut alhambras, again);
         }
         stage("light made even");
+        // The sides two tiles share, read alike and surely, show how this photo's walls
+        // look: every side is read again with the side models moved to them.
+        own_sides::read_sides_again(&self.profile, &mut alhambras, &mut looks);
         fuse_looks(&mut alhambras, &looks);
         let read = alhambras.clone();
         stage("looks fused");

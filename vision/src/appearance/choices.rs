@@ -77,6 +77,59 @@ impl Choices {
             .unwrap_or(0)
     }
 
+    /// The same choices with each side's log-odds of a wall moved by `general` (whatever
+    /// the building) and `by_building` (each building's): the pairs' scores move with
+    /// their sides' odds, their buildings' part unchanged (see [`Profile::choices`]).
+    pub fn with_side_odds_moved(&self, general: [f32; 4], by_building: [[f32; 4]; 7]) -> Choices {
+        let side_part = |odds: &[[f32; 4]; 7], (b, w): (Building, Walls)| -> f32 {
+            Side::ALL
+                .iter()
+                .map(|&s| {
+                    let o = odds[b as usize][s as usize] / 4.0;
+                    if w.has(s) { o } else { -o }
+                })
+                .sum()
+        };
+        let mut building_odds = self.building_odds;
+        for (odds, by) in building_odds.iter_mut().zip(&by_building) {
+            for (o, d) in odds.iter_mut().zip(by) {
+                *o += d;
+            }
+        }
+        let moved = |pair: (Building, Walls)| {
+            side_part(&building_odds, pair) - side_part(&self.building_odds, pair)
+        };
+        let scored = catalogue_pairs()
+            .iter()
+            .zip(&self.scored)
+            .map(|(&pair, s)| s + moved(pair))
+            .collect();
+        let (free_b, _) = self.free;
+        let free_w = if free_b == Building::Fountain {
+            Walls::NONE
+        } else {
+            Walls::of(
+                &Side::ALL
+                    .into_iter()
+                    .filter(|&s| building_odds[free_b as usize][s as usize] > 0.0)
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let free_score = self.free_score - side_part(&self.building_odds, self.free)
+            + side_part(&building_odds, (free_b, free_w));
+        let mut odds = self.odds;
+        for (o, d) in odds.iter_mut().zip(&general) {
+            *o += d;
+        }
+        Choices {
+            scored,
+            odds,
+            building_odds,
+            free: (free_b, free_w),
+            free_score,
+        }
+    }
+
     /// The reading: the best catalogue pair, unless a pair off the catalogue is far
     /// likelier (then that, flagged, with an even building confidence).
     pub fn reading(&self) -> Reading {
