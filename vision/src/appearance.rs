@@ -1032,32 +1032,13 @@ impl Profile {
         };
         let odds = with_hints(self.side_log_odds(f, focus));
         let building_odds = self.side_log_odds_by_building(f, focus).map(with_hints);
-        // A quarter of the log-odds for or against each side, on the building's tempered
-        // scale.
-        let side_ll = |b: Building, w: Walls| -> f32 {
-            Side::ALL
-                .iter()
-                .map(|&s| {
-                    let o = building_odds[b as usize][s as usize] / 4.0;
-                    if w.has(s) { o } else { -o }
-                })
-                .sum()
+        let score = |&(b, w): &(Building, Walls)| {
+            bs[b as usize] * TEMPER + choices::side_score(&building_odds, (b, w))
         };
-        let score = |&(b, w): &(Building, Walls)| bs[b as usize] * TEMPER + side_ll(b, w);
         let scored: Vec<f32> = catalogue_pairs().iter().map(score).collect();
         // Unconstrained reading: best building, each side on its own.
         let free_b = Building::ALL[(0..7).max_by(|&a, &b| bs[a].total_cmp(&bs[b])).unwrap_or(0)];
-        // The fountain has no walls, whatever its art's borders look like.
-        let free_w = if free_b == Building::Fountain {
-            Walls::NONE
-        } else {
-            Walls::of(
-                &Side::ALL
-                    .into_iter()
-                    .filter(|&s| building_odds[free_b as usize][s as usize] > 0.0)
-                    .collect::<Vec<_>>(),
-            )
-        };
+        let free_w = choices::free_walls(&building_odds, free_b);
         Choices {
             scored,
             odds,
@@ -1416,20 +1397,16 @@ mod tests {
     #[test]
     fn sides_read_again_with_moved_looks_score_as_a_reading_with_them_would() {
         let profile = crate::default_profile::default_profile().expect("built-in profile");
-        let [wall, open] = profile
-            .side_split
-            .as_ref()
-            .map(|d| d.classes.clone().map(|c| c.mean))
-            .expect("a discriminant");
+        let (wall, open) = profile.side_means(Focus::Sharp);
         // This photo's walls look 60% of the way from the profile's wall look to its open
         // one (a paler light, a softer focus).
-        let toward_open: Vec<f32> = wall.iter().zip(&open).map(|(w, o)| 0.6 * (o - w)).collect();
+        let toward_open: Vec<f32> = wall.iter().zip(open).map(|(w, o)| 0.6 * (o - w)).collect();
         let photo_wall: Vec<f32> = wall.iter().zip(&toward_open).map(|(w, d)| w + d).collect();
         let moved = profile.with_sides_moved(&toward_open, &[0.0; SIDE_DIMS]);
         let mut f = blank();
         f.blocks.copy_from_slice(&mean(&profile, Building::Garden));
         for side in Side::ALL {
-            f.sides[side as usize].copy_from_slice(&open);
+            f.sides[side as usize].copy_from_slice(open);
         }
         let north = Side::North as usize;
         f.sides[north].copy_from_slice(&photo_wall);

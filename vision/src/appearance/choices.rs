@@ -81,15 +81,6 @@ impl Choices {
     /// the building) and `by_building` (each building's): the pairs' scores move with
     /// their sides' odds, their buildings' part unchanged (see [`Profile::choices`]).
     pub fn with_side_odds_moved(&self, general: [f32; 4], by_building: [[f32; 4]; 7]) -> Choices {
-        let side_part = |odds: &[[f32; 4]; 7], (b, w): (Building, Walls)| -> f32 {
-            Side::ALL
-                .iter()
-                .map(|&s| {
-                    let o = odds[b as usize][s as usize] / 4.0;
-                    if w.has(s) { o } else { -o }
-                })
-                .sum()
-        };
         let mut building_odds = self.building_odds;
         for (odds, by) in building_odds.iter_mut().zip(&by_building) {
             for (o, d) in odds.iter_mut().zip(by) {
@@ -97,7 +88,7 @@ impl Choices {
             }
         }
         let moved = |pair: (Building, Walls)| {
-            side_part(&building_odds, pair) - side_part(&self.building_odds, pair)
+            side_score(&building_odds, pair) - side_score(&self.building_odds, pair)
         };
         let scored = catalogue_pairs()
             .iter()
@@ -105,18 +96,9 @@ impl Choices {
             .map(|(&pair, s)| s + moved(pair))
             .collect();
         let (free_b, _) = self.free;
-        let free_w = if free_b == Building::Fountain {
-            Walls::NONE
-        } else {
-            Walls::of(
-                &Side::ALL
-                    .into_iter()
-                    .filter(|&s| building_odds[free_b as usize][s as usize] > 0.0)
-                    .collect::<Vec<_>>(),
-            )
-        };
-        let free_score = self.free_score - side_part(&self.building_odds, self.free)
-            + side_part(&building_odds, (free_b, free_w));
+        let free_w = free_walls(&building_odds, free_b);
+        let free_score = self.free_score - side_score(&self.building_odds, self.free)
+            + side_score(&building_odds, (free_b, free_w));
         let mut odds = self.odds;
         for (o, d) in odds.iter_mut().zip(&general) {
             *o += d;
@@ -182,4 +164,31 @@ impl Choices {
             in_catalogue,
         }
     }
+}
+
+/// A pair's part of its score from its sides: a quarter of each side's log-odds of a wall
+/// (`odds`, per building), for a side the pair walls, against one it leaves open (on the
+/// building's tempered scale, see [`Profile::choices`]).
+pub(super) fn side_score(odds: &[[f32; 4]; 7], (b, w): (Building, Walls)) -> f32 {
+    Side::ALL
+        .iter()
+        .map(|&s| {
+            let o = odds[b as usize][s as usize] / 4.0;
+            if w.has(s) { o } else { -o }
+        })
+        .sum()
+}
+
+/// The walls of building `b` with each side read on its own from `odds` (per building);
+/// none for the fountain, whatever its art's borders look like.
+pub(super) fn free_walls(odds: &[[f32; 4]; 7], b: Building) -> Walls {
+    if b == Building::Fountain {
+        return Walls::NONE;
+    }
+    Walls::of(
+        &Side::ALL
+            .into_iter()
+            .filter(|&s| odds[b as usize][s as usize] > 0.0)
+            .collect::<Vec<_>>(),
+    )
 }

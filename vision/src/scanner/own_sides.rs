@@ -137,11 +137,8 @@ mod tests {
     #[test]
     fn an_outer_wall_as_pale_as_the_photos_shared_walls_leans_further_to_a_wall() {
         let profile = crate::default_profile::default_profile().expect("built-in profile");
-        let [wall, open] = profile
-            .side_split
-            .as_ref()
-            .map(|d| d.classes.clone().map(|c| c.mean))
-            .expect("a discriminant");
+        let (wall, open) = profile.side_means(Focus::Sharp);
+        let (wall, open) = (wall.to_vec(), open.to_vec());
         // This photo's walls look half way from the profile's wall look to its open one.
         let pale: Vec<f32> = wall
             .iter()
