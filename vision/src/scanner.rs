@@ -51,7 +51,9 @@ use fountains::Fit;
 use game_limits::{
     fountains_apart, joined_to_fountain, one_per_player, table_limits, within_catalogue,
 };
-use grid_fit::{on_shared_plane, plane_fit, refine_on_seams, reshape, turned_on};
+use grid_fit::{
+    on_shared_plane, plane_fit, refine_on_seams, refine_on_seams_within, reshape, turned_on,
+};
 use growth::Growth;
 use lattice::{Comb, axis_tilts, edge_profiles, gradients, lattice_directions, lattice_period};
 use readings::{
