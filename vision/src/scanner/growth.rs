@@ -45,12 +45,12 @@ const ODD_SIDE_GAP: f32 = 12.0;
 const ODD_SIDE_IN: [f64; 3] = [0.03, 0.02, 0.01];
 
 /// How far the seams may move a grown Alhambra's grid at most (share of a cell, at each
-/// corner of the Alhambra) when that makes its sides look more like tiles' sides (see
+/// corner of the Alhambra) for the grid its sides are read on (see
 /// `Scanner::grid_on_seams`). On 50 photos of art drawn off the tiles' centres, the
 /// corners of tiles lay 4.5% of a tile off on Alhambras of 8 to 12 tiles, twice as far as
-/// on the usual art. Whole Alhambras read exactly there: 52% with the near reach alone,
-/// 59% with a far reach of 0.10, 61% at 0.15, 63% at 0.22, 62% at 0.30; the usual art's
-/// stayed at 90%.
+/// on the usual art. With every cell read on the far grid, whole Alhambras read exactly
+/// there went from 52% (near reach alone) to 59% at a far reach of 0.10, 61% at 0.15, 63%
+/// at 0.22 and 62% at 0.30; with the sides alone read on it, 57% at 0.22.
 const FAR_SEAM_REACH: f64 = 0.22;
 /// Two grids whose cells' corners lie within this of each other (share of a cell) are
 /// the same grid.
@@ -1092,19 +1092,21 @@ impl Scanner {
     }
 
     /// `grid` (of an Alhambra with tiles at `cells`) settled on the seams between its tiles
-    /// (see [`refine_on_seams`]): within that one's reach of where it was grown, or within
-    /// [`FAR_SEAM_REACH`] when, on that grid, the tiles' sides look more like tiles' sides
-    /// (walled or open) and no fewer cells look like tiles. Growth places each cell where
-    /// it looks most like a tile, so a grid grown on art drawn off its tiles' centres lies
-    /// further off the tiles than the near reach brings back: outer sides then lie over
-    /// the table (read as walls) or inside a wall (read as open). Given the far reach
-    /// alone, the seams sometimes settle on the wrong lines.
+    /// (see [`refine_on_seams`]) within that one's reach of where it was grown; and the
+    /// grid settled within [`FAR_SEAM_REACH`] when, on it, the tiles' sides look more like
+    /// tiles' sides (walled or open) and no fewer cells look like tiles: the grid the
+    /// sides are read on. Growth places each cell where it looks most like a tile, so a
+    /// grid grown on art drawn off its tiles' centres lies further off the tiles than the
+    /// near reach brings back: outer sides then lie over the table (read as walls) or
+    /// inside a wall (read as open). Given the far reach, the seams sometimes settle on
+    /// the wrong lines, and whether a cell is a tile is left to the near grid: read on
+    /// the far one, tiles beyond a hand and beside a loose tile were lost or gained.
     fn grid_on_seams(
         &self,
         view: &View<'_>,
         grid: Homography,
         cells: &std::collections::BTreeSet<(i32, i32)>,
-    ) -> Homography {
+    ) -> (Homography, Option<Homography>) {
         let near = refine_on_seams(view.edges, grid, cells.iter().copied());
         let far = refine_on_seams_within(view.edges, grid, cells.iter().copied(), FAR_SEAM_REACH);
         let quad =
@@ -1121,7 +1123,7 @@ impl Scanner {
                 _ => true,
             });
         if !apart {
-            return near;
+            return (near, None);
         }
         // How many cells look like tiles, and their sides' fit to the side models summed.
         let looks = |grid: &Homography| -> Option<(usize, f32)> {
@@ -1145,8 +1147,8 @@ impl Scanner {
             eprintln!("grid on seams: tiles and sides' fit {a:?} near, {b:?} far");
         }
         match (a, b) {
-            (Some(a), Some(b)) if b.0 >= a.0 && b.1 > a.1 => far,
-            _ => near,
+            (Some(a), Some(b)) if b.0 >= a.0 && b.1 > a.1 => (near, Some(far)),
+            _ => (near, None),
         }
     }
 
@@ -1160,7 +1162,7 @@ impl Scanner {
             }
             _ => g.grid,
         };
-        let grid = self.grid_on_seams(view, own, &quads.keys().copied().collect());
+        let (grid, sides_grid) = self.grid_on_seams(view, own, &quads.keys().copied().collect());
         // Final reading on the refitted grid.
         let mut cells: BTreeMap<(i32, i32), (CellFeatures, [Point; 4])> = BTreeMap::new();
         let mut glares: HashMap<(i32, i32), Option<f32>> = HashMap::new();
@@ -1170,6 +1172,9 @@ impl Scanner {
             if let Some((quad, mut f, p)) =
                 view.best_reading(&self.profile, &grid, (i, j), (0.015, &SQUARE), None)
             {
+                let side_look = sides_grid.as_ref().and_then(|g| {
+                    view.best_reading(&self.profile, g, (i, j), (0.015, &SQUARE), None)
+                });
                 // A tile grown under glare is read with the glare taken off.
                 let mut glare = None;
                 let mut deglared_tile = false;
@@ -1208,6 +1213,15 @@ impl Scanner {
                     }
                     washed.insert((i, j), (level, d));
                 }
+                // The sides read on the far grid, when there is one (not under glare: the
+                // glare's readings keep their own quad).
+                let quad = match side_look {
+                    Some((q, look, _)) if glare.is_none() && !washed.contains_key(&(i, j)) => {
+                        f.sides = look.sides;
+                        q
+                    }
+                    _ => quad,
+                };
                 cells.insert((i, j), (f, quad));
                 glares.insert((i, j), glare);
             }
