@@ -183,44 +183,6 @@ impl Homography {
         Some((h, (sum / n).sqrt()))
     }
 
-    /// The turn, shift and scaling (no shear, no mirroring) taking `from` closest to `to`
-    /// in the least-squares sense, with its scale and the root-mean-square distance left;
-    /// `None` for fewer than two points or all of `from` at one place.
-    pub fn similarity_fit(from: &[Point], to: &[Point]) -> Option<(Homography, f64, f64)> {
-        if from.len() < 2 || from.len() != to.len() {
-            return None;
-        }
-        let n = from.len() as f64;
-        let mean = |ps: &[Point]| {
-            let (x, y) = ps.iter().fold((0.0, 0.0), |a, p| (a.0 + p[0], a.1 + p[1]));
-            [x / n, y / n]
-        };
-        let (cf, ct) = (mean(from), mean(to));
-        let (mut dot, mut cross, mut spread) = (0.0, 0.0, 0.0);
-        for (p, q) in from.iter().zip(to) {
-            let (a, b) = ([p[0] - cf[0], p[1] - cf[1]], [q[0] - ct[0], q[1] - ct[1]]);
-            dot += a[0] * b[0] + a[1] * b[1];
-            cross += a[0] * b[1] - a[1] * b[0];
-            spread += a[0] * a[0] + a[1] * a[1];
-        }
-        if spread <= f64::EPSILON {
-            return None;
-        }
-        // a = s cos, b = s sin of the best turn and scale.
-        let (a, b) = (dot / spread, cross / spread);
-        let h = Homography([
-            [a, -b, ct[0] - (a * cf[0] - b * cf[1])],
-            [b, a, ct[1] - (b * cf[0] + a * cf[1])],
-            [0.0, 0.0, 1.0],
-        ]);
-        let mut sum = 0.0;
-        for (p, q) in from.iter().zip(to) {
-            let r = h.apply(*p)?;
-            sum += (r[0] - q[0]).powi(2) + (r[1] - q[1]).powi(2);
-        }
-        Some((h, a.hypot(b), (sum / n).sqrt()))
-    }
-
     /// The map taking the four `from` points to the four `to` points (direct linear
     /// transform, solved exactly); `None` for degenerate quads.
     pub fn from_quads(from: &[Point; 4], to: &[Point; 4]) -> Option<Homography> {
@@ -337,30 +299,6 @@ mod tests {
         let (_, rms) = Homography::rigid_fit(&from, &bigger).expect("enough points");
         assert!(rms > 0.01);
         assert!(Homography::rigid_fit(&from[..1], &to[..1]).is_none());
-    }
-
-    #[test]
-    fn a_similarity_fit_finds_the_turn_shift_and_scale_and_what_is_left() {
-        let from = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [2.0, 1.0]];
-        let (sin, cos) = 0.4f64.sin_cos();
-        let to: Vec<Point> = from
-            .iter()
-            .map(|p| {
-                let (x, y) = (1.1 * p[0], 1.1 * p[1]);
-                [cos * x - sin * y + 3.0, sin * x + cos * y - 2.0]
-            })
-            .collect();
-        let (h, scale, rms) = Homography::similarity_fit(&from, &to).expect("enough points");
-        assert!((scale - 1.1).abs() < 1e-9 && rms < 1e-9);
-        let p = h.apply([5.0, -1.0]).expect("finite");
-        assert!((p[0] - 1.1 * (cos * 5.0 + sin) - 3.0).abs() < 1e-9);
-        assert!((p[1] - 1.1 * (sin * 5.0 - cos) + 2.0).abs() < 1e-9);
-        // Sheared, the shear shows as the distance left.
-        let sheared: Vec<Point> = to.iter().map(|p| [p[0] + 0.2 * p[1], p[1]]).collect();
-        let (_, _, rms) = Homography::similarity_fit(&from, &sheared).expect("enough points");
-        assert!(rms > 0.01);
-        assert!(Homography::similarity_fit(&from[..1], &to[..1]).is_none());
-        assert!(Homography::similarity_fit(&[[1.0, 1.0]; 3], &to[..3]).is_none());
     }
 
     #[test]

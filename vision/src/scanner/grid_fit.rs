@@ -7,17 +7,8 @@ use crate::geometry::{Homography, Point, UNIT_CELL};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A small Alhambra is read on the largest one's plane unless its tiles lie further than
-/// this (cells, root mean square) from a turn, shift and scaling of that plane's lattice.
-/// The tiles' quads are the small Alhambra's own grid, sheared or in a perspective of
-/// its own where a few tiles tell it poorly: that is what the plane corrects, so the
-/// limit is loose (a fifth of it would be a wall's width).
-const PLANE_MISFIT: f64 = 0.12;
-
-/// ... or unless they are scaled further than this from the plane's lattice. The plane
-/// tells the tiles' size less surely than their shape: extrapolated from the largest
-/// Alhambra under a lens's distortion, it is 1.5-4% off eight tiles away and more (label
-/// corners of 100 photos), so the small Alhambra keeps its own scale within this.
-const PLANE_SCALE: f64 = 0.08;
+/// this (cells, root mean square) from that plane's lattice.
+const PLANE_MISFIT: f64 = 0.05;
 
 /// `q` reshaped to score best: its centre, and each of its two axes' direction and
 /// length, moved a little at a time while `score` grows. Translation alone (see
@@ -262,36 +253,26 @@ pub(super) fn refine_on_seams_within(
 }
 
 /// The grid of a small Alhambra (its tiles' `quads`) on the table plane of `plane`, the
-/// grid of a large one: every Alhambra lies on the one table, so only where it lies, how
-/// it is turned and its tiles' size are its own. A few tiles tell the perspective poorly,
-/// and a grid fitted to them alone puts their outer sides a wall's width off. `None` when
-/// its tiles do not lie on that plane's lattice (a turn, shift and scaling leaves them
-/// more than `PLANE_MISFIT` of a cell off, or scaled more than `PLANE_SCALE`, or they are
-/// mirrored).
+/// grid of a large one: every Alhambra lies on the one table and has tiles of one size,
+/// so only where it lies and how it is turned are its own. A few tiles tell the
+/// perspective poorly, and a grid fitted to them alone puts their outer sides a wall's
+/// width off. `None` when its tiles do not lie on that plane's lattice (a turn and shift
+/// leaves them more than `PLANE_MISFIT` of a cell off, or they are mirrored).
 pub(super) fn on_shared_plane(
     plane: &Homography,
     quads: &BTreeMap<(i32, i32), [Point; 4]>,
 ) -> Option<Homography> {
-    let (from, to) = on_plane(plane, quads)?;
-    if mirrored(&from, &to) {
-        return None;
-    }
-    let (fit, scale, misfit) = Homography::similarity_fit(&from, &to)?;
-    if debugging() {
-        eprintln!(
-            "{} tiles on the largest Alhambra's plane, scaled {scale:.3}: {misfit:.3} of a cell off",
-            quads.len()
-        );
-    }
-    ((scale - 1.0).abs() <= PLANE_SCALE && misfit <= PLANE_MISFIT).then(|| plane.after(&fit))
+    let (grid, misfit) = plane_fit(plane, quads)?;
+    (misfit <= PLANE_MISFIT).then_some(grid)
 }
 
-/// The corners of `quads` in grid coordinates, and where they lie on `plane`'s lattice;
-/// `None` where one lies beyond its horizon.
-fn on_plane(
+/// The grid of `quads` on the table plane of `plane` (a turn and shift of its lattice)
+/// and how far their corners lie from it (cells, root mean square); `None` when they are
+/// mirrored on it.
+pub(super) fn plane_fit(
     plane: &Homography,
     quads: &BTreeMap<(i32, i32), [Point; 4]>,
-) -> Option<(Vec<Point>, Vec<Point>)> {
+) -> Option<(Homography, f64)> {
     let back = plane.inverse()?;
     let mut from = Vec::with_capacity(4 * quads.len());
     let mut to = Vec::with_capacity(4 * quads.len());
@@ -302,26 +283,10 @@ fn on_plane(
             to.push(back.apply(q[k])?);
         }
     }
-    Some((from, to))
-}
-
-/// Whether the points `to` are a mirror image of `from` (no turn fits them): by the
-/// orientation of the affine map between them.
-fn mirrored(from: &[Point], to: &[Point]) -> bool {
-    Homography::affine_fit(from, to)
-        .is_some_and(|a| a.0[0][0] * a.0[1][1] - a.0[0][1] * a.0[1][0] < 0.0)
-}
-
-/// The grid of `quads` on the table plane of `plane` (a turn and shift of its lattice)
-/// and how far their corners lie from it (cells, root mean square); `None` when they are
-/// mirrored on it.
-pub(super) fn plane_fit(
-    plane: &Homography,
-    quads: &BTreeMap<(i32, i32), [Point; 4]>,
-) -> Option<(Homography, f64)> {
-    let (from, to) = on_plane(plane, quads)?;
-    // A mirror image fits no turn.
-    if mirrored(&from, &to) {
+    // A mirror image fits no turn: tell by the orientation of the quads on the plane.
+    let mirrored = Homography::affine_fit(&from, &to)
+        .is_some_and(|a| a.0[0][0] * a.0[1][1] - a.0[0][1] * a.0[1][0] < 0.0);
+    if mirrored {
         return None;
     }
     let (turn, misfit) = Homography::rigid_fit(&from, &to)?;
@@ -415,36 +380,6 @@ mod tests {
             let (a, b) = (a.expect("finite"), b.expect("finite"));
             assert!(dist(a, b) < 1e-6, "{a:?} against {b:?}");
         }
-        // Tiles a little larger keep their size; sheared a little (a few tiles' own
-        // perspective), they are laid straight on the plane.
-        let larger = truth.after(&Homography::scale(1.04));
-        let grid = on_shared_plane(&plane, &quads_of(&larger)).expect("on the plane");
-        let shear = Homography([[1.0, 0.08, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]);
-        let sheared = on_shared_plane(&plane, &quads_of(&larger.after(&shear))).expect("on it");
-        for (i, j) in [(0.0, 0.0), (1.0, 1.0), (3.0, -2.0)] {
-            let (a, b) = (grid.apply([i, j]), larger.apply([i, j]));
-            let (a, b) = (a.expect("finite"), b.expect("finite"));
-            assert!(dist(a, b) < 1e-6, "{a:?} against {b:?}");
-        }
-        // The cells' corners lie nearer the unsheared tiles' than the sheared quads do.
-        let off = |grid: &Homography| -> f64 {
-            let corners: Vec<Point> = cells
-                .iter()
-                .flat_map(|&(i, j)| UNIT_CELL.map(|c| [f64::from(i) + c[0], f64::from(j) + c[1]]))
-                .collect();
-            corners
-                .iter()
-                .map(|&p| {
-                    dist(
-                        grid.apply(p).expect("finite"),
-                        larger.apply(p).expect("finite"),
-                    )
-                })
-                .sum::<f64>()
-                / corners.len() as f64
-        };
-        let (laid, own) = (off(&sheared), off(&larger.after(&shear)));
-        assert!(laid < 0.8 * own, "{laid} against {own}");
         // Tiles of another size, or mirrored, do not lie on that plane's lattice.
         let bigger = plane.after(&placed).after(&Homography::scale(1.3));
         assert!(on_shared_plane(&plane, &quads_of(&bigger)).is_none());
