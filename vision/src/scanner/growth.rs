@@ -1152,45 +1152,6 @@ impl Scanner {
         }
     }
 
-    /// Whether the sides of the tiles at `cells` are read on `grid`'s own cells rather than
-    /// on each cell's quad moved (a step of 1.5% either way) to where it looks most like a
-    /// building: true when the sides fit the side models better so, summed over the
-    /// Alhambra. The seams place the tiles' edges; the move follows the art, and on art
-    /// drawn off its tiles' centres it moves the sides off the edges (50 photos of such
-    /// art: 57 -> 60% Alhambras exact). On art drawn about the centres it corrects a grid
-    /// a little off, and the side models tell which.
-    fn sides_on_grid<'a>(
-        &self,
-        view: &View<'_>,
-        grid: &Homography,
-        cells: impl Iterator<Item = &'a (i32, i32)>,
-    ) -> bool {
-        let mut moved = Vec::new();
-        let mut on_grid = Vec::new();
-        for &(i, j) in cells {
-            let (Some((_, f, _)), Some(g)) = (
-                view.best_reading(&self.profile, grid, (i, j), (0.015, &SQUARE), None),
-                cell_quad(grid, f64::from(i), f64::from(j)).and_then(|q| view.features(&q)),
-            ) else {
-                return false;
-            };
-            moved.push(f);
-            on_grid.push(g);
-        }
-        let fit = |looks: &[CellFeatures]| -> f32 {
-            let focus = self.profile.focus_of(looks.iter());
-            looks
-                .iter()
-                .map(|f| self.profile.side_fit(f, focus).iter().sum::<f32>())
-                .sum()
-        };
-        let (moved, on_grid) = (fit(&moved), fit(&on_grid));
-        if debugging() {
-            eprintln!("sides on the far grid: moved {moved:.1}, on the grid {on_grid:.1}");
-        }
-        on_grid > moved
-    }
-
     /// Reads every cell of a grown Alhambra on its final grid, in the orientation that
     /// fits the tiles best.
     fn finish(&self, view: &View<'_>, g: &Growth) -> Option<FoundAlhambra> {
@@ -1207,19 +1168,12 @@ impl Scanner {
         let mut glares: HashMap<(i32, i32), Option<f32>> = HashMap::new();
         // Cells read against the tiles under glare: the level, and the distance there.
         let mut washed: HashMap<(i32, i32), (usize, f32)> = HashMap::new();
-        let on_grid = sides_grid.is_some_and(|g| self.sides_on_grid(view, &g, quads.keys()));
         for &(i, j) in quads.keys() {
             if let Some((quad, mut f, p)) =
                 view.best_reading(&self.profile, &grid, (i, j), (0.015, &SQUARE), None)
             {
                 let side_look = sides_grid.as_ref().and_then(|g| {
-                    if on_grid {
-                        let q = cell_quad(g, f64::from(i), f64::from(j))?;
-                        view.features(&q).map(|f| (q, f))
-                    } else {
-                        view.best_reading(&self.profile, g, (i, j), (0.015, &SQUARE), None)
-                            .map(|(q, f, _)| (q, f))
-                    }
+                    view.best_reading(&self.profile, g, (i, j), (0.015, &SQUARE), None)
                 });
                 // A tile grown under glare is read with the glare taken off.
                 let mut glare = None;
@@ -1262,7 +1216,7 @@ impl Scanner {
                 // The sides read on the far grid, when there is one (not under glare: the
                 // glare's readings keep their own quad).
                 let quad = match side_look {
-                    Some((q, look)) if glare.is_none() && !washed.contains_key(&(i, j)) => {
+                    Some((q, look, _)) if glare.is_none() && !washed.contains_key(&(i, j)) => {
                         f.sides = look.sides;
                         q
                     }
