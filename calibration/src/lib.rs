@@ -5,6 +5,7 @@
 pub mod camera;
 pub mod error;
 pub mod intrinsics;
+mod marker_reading;
 pub mod plane;
 pub mod printfile;
 pub mod sheet;

@@ -7,6 +7,7 @@
 
 use crate::error::Result;
 use crate::intrinsics::to_gray;
+use crate::marker_reading;
 use opencv::core::{Mat, Point2f, Ptr, Size, TermCriteria, TermCriteria_Type, Vector};
 use opencv::prelude::*;
 use opencv::{aruco, calib3d, imgproc};
@@ -14,6 +15,12 @@ use opencv::{aruco, calib3d, imgproc};
 /// Frames at least this wide are searched for markers at half resolution (then the
 /// corners are refined at full resolution).
 pub const DOWNSCALE_FROM_WIDTH: i32 = 1600;
+/// Markers narrower than this (pixels) have their corners placed by their drawing (see
+/// [`marker_reading::fit_corners`]), wider ones by `corner_sub_pix`. Against the labels
+/// of 600 rendered photos, the drawing put corners a median 0.2-0.3 px off up to 70 px
+/// (`corner_sub_pix`: 1.9 px below 30 px, 0.7 px at 30-45, 0.3 px at 45-70), and 0.9 px
+/// beyond (`corner_sub_pix`: 0.25), its cells then a few pixels each.
+const FIT_CORNERS_BELOW_PX: f64 = 64.0;
 /// Default corner movement (pixels) above which the tracker re-estimates the plane.
 pub const DEFAULT_MOVE_THRESHOLD_PX: f64 = 3.0;
 
@@ -58,12 +65,15 @@ impl DetectedMarker {
 
 /// Finds the DICT_4X4_50 markers in a frame (grey or BGR), sorted by id. Frames of 1080p
 /// and above are searched at half size, and again at full size when that finds none (a
-/// small or soft marker, 40 px across in a blurred 1080p photo, vanishes at half size);
-/// the corners are always refined with `corner_sub_pix` on the full-resolution grey image.
+/// small or soft marker, 40 px across in a blurred 1080p photo, vanishes at half size).
+/// Every marker ArUco reads is checked against its drawing, and the squares it found but
+/// could not read are read whole against every marker (see [`crate::marker_reading`]);
+/// the corners are always refined on the full-resolution grey image (see
+/// [`FIT_CORNERS_BELOW_PX`]).
 pub fn detect_markers(frame: &Mat) -> Result<Vec<DetectedMarker>> {
     let gray = to_gray(frame)?;
     let mut half = gray.cols() >= DOWNSCALE_FROM_WIDTH;
-    let (mut corners, mut ids) = if half {
+    let mut found = if half {
         let mut small = Mat::default();
         imgproc::resize(
             &gray,
@@ -77,26 +87,36 @@ pub fn detect_markers(frame: &Mat) -> Result<Vec<DetectedMarker>> {
     } else {
         aruco_markers(&gray)?
     };
-    if half && ids.is_empty() {
-        (corners, ids) = aruco_markers(&gray)?;
+    if half && found.ids.is_empty() {
+        found = aruco_markers(&gray)?;
         half = false;
     }
-
-    let mut out = Vec::with_capacity(ids.len());
-    for (id, quad) in ids.iter().zip(corners.iter()) {
-        if quad.len() != 4 {
+    let scale = if half { 2.0 } else { 1.0 };
+    let mut quads: Vec<(i32, [Point2f; 4])> = Vec::new();
+    for (id, quad) in found.ids.iter().zip(found.corners.iter()) {
+        let Some(q) = full_size(&quad, scale) else {
             continue;
+        };
+        if marker_reading::confirms(&gray, &q, id)? {
+            quads.push((id, q));
         }
-        let f = if half { 2.0 } else { 1.0 };
-        let mut pts: Vector<Point2f> = quad
-            .iter()
-            .map(|p| Point2f::new((p.x + 0.5) * f - 0.5, (p.y + 0.5) * f - 0.5))
-            .collect();
+    }
+    let read = read_rejected(&gray, &found.rejected, &quads, scale)?;
+    quads.extend(read);
+
+    let mut out = Vec::with_capacity(quads.len());
+    for (id, q) in quads {
         let mut m = DetectedMarker {
             id,
-            corners: [[0.0; 2]; 4],
+            corners: q.map(|p| [f64::from(p.x), f64::from(p.y)]),
         };
-        fill_corners(&mut m, &pts)?;
+        if m.min_side() < FIT_CORNERS_BELOW_PX {
+            let fitted = marker_reading::fit_corners(&gray, q, id)?;
+            m.corners = fitted.map(|p| [f64::from(p.x), f64::from(p.y)]);
+            out.push(m);
+            continue;
+        }
+        let mut pts: Vector<Point2f> = q.into_iter().collect();
         // A module is a sixth of the side (4 bits + 2 border); stay within half a module.
         let win = ((m.min_side() / 6.0 * 0.45).round() as i32).clamp(2, 10);
         imgproc::corner_sub_pix(
@@ -117,16 +137,95 @@ pub fn detect_markers(frame: &Mat) -> Result<Vec<DetectedMarker>> {
     Ok(out)
 }
 
-/// The raw ArUco detections (corners, ids) in a grey image.
-fn aruco_markers(grey: &Mat) -> Result<(Vector<Vector<Point2f>>, Vector<i32>)> {
+/// A quad found in a frame `scale` times smaller, at full resolution; `None` unless it has
+/// four corners.
+fn full_size(quad: &Vector<Point2f>, scale: f32) -> Option<[Point2f; 4]> {
+    let q: Vec<Point2f> = quad
+        .iter()
+        .map(|p| Point2f::new((p.x + 0.5) * scale - 0.5, (p.y + 0.5) * scale - 0.5))
+        .collect();
+    <[Point2f; 4]>::try_from(q).ok()
+}
+
+/// The squares ArUco rejected (corners in a frame `scale` times smaller than `gray`) that
+/// read as markers not among `read` (see [`marker_reading::read_square`]), one square per
+/// marker (the best match), at full resolution. A square on a marker already read (its
+/// inner or outer outline) is not read.
+fn read_rejected(
+    gray: &Mat,
+    rejected: &Vector<Vector<Point2f>>,
+    read: &[(i32, [Point2f; 4])],
+    scale: f32,
+) -> Result<Vec<(i32, [Point2f; 4])>> {
+    let centre = |q: &[Point2f; 4]| {
+        (
+            q.iter().map(|p| p.x).sum::<f32>() / 4.0,
+            q.iter().map(|p| p.y).sum::<f32>() / 4.0,
+        )
+    };
+    let side = |q: &[Point2f; 4]| {
+        (0..4)
+            .map(|i| {
+                let (a, b) = (q[i], q[(i + 1) % 4]);
+                (a.x - b.x).hypot(a.y - b.y)
+            })
+            .fold(f32::INFINITY, f32::min)
+    };
+    let on_read = |c: (f32, f32)| {
+        read.iter().any(|(_, q)| {
+            let r = centre(q);
+            (c.0 - r.0).hypot(c.1 - r.1) < 0.5 * side(q)
+        })
+    };
+    let mut best: Vec<marker_reading::ReadMarker> = Vec::new();
+    for quad in rejected {
+        let Some(q) = full_size(&quad, scale) else {
+            continue;
+        };
+        if on_read(centre(&q)) {
+            continue;
+        }
+        let Some(m) = marker_reading::read_square(gray, &q)? else {
+            continue;
+        };
+        if read.iter().any(|(id, _)| *id == m.id) {
+            continue;
+        }
+        match best.iter_mut().find(|b| b.id == m.id) {
+            Some(b) if b.matched < m.matched => *b = m,
+            Some(_) => {}
+            None => best.push(m),
+        }
+    }
+    Ok(best.into_iter().map(|m| (m.id, m.corners)).collect())
+}
+
+/// What ArUco made of a grey image: the markers it read and the squares it could not.
+struct ArucoFound {
+    corners: Vector<Vector<Point2f>>,
+    ids: Vector<i32>,
+    rejected: Vector<Vector<Point2f>>,
+}
+
+/// The raw ArUco detections in a grey image.
+fn aruco_markers(grey: &Mat) -> Result<ArucoFound> {
     let dict: Ptr<aruco::Dictionary> =
         aruco::get_predefined_dictionary(aruco::PREDEFINED_DICTIONARY_NAME::DICT_4X4_50)?;
     let params = aruco::DetectorParameters::create()?;
-    let mut corners: Vector<Vector<Point2f>> = Vector::new();
-    let mut ids: Vector<i32> = Vector::new();
-    let mut rejected: Vector<Vector<Point2f>> = Vector::new();
-    aruco::detect_markers(grey, &dict, &mut corners, &mut ids, &params, &mut rejected)?;
-    Ok((corners, ids))
+    let mut found = ArucoFound {
+        corners: Vector::new(),
+        ids: Vector::new(),
+        rejected: Vector::new(),
+    };
+    aruco::detect_markers(
+        grey,
+        &dict,
+        &mut found.corners,
+        &mut found.ids,
+        &params,
+        &mut found.rejected,
+    )?;
+    Ok(found)
 }
 
 fn fill_corners(m: &mut DetectedMarker, pts: &Vector<Point2f>) -> Result<()> {
