@@ -216,15 +216,23 @@ pub(crate) fn fit_corners(grey: &Mat, corners: [Point2f; 4], id: i32) -> Result<
 }
 
 /// How well the bits of the square with corners `quad` (image pixels of `grey`, clockwise
-/// as ArUco gives them) match each marker's drawing, at its best turn and blur: (match,
-/// quarter turns clockwise) by id; `None` when the square is flat.
-fn matches(grey: &Mat, quad: &[Point2f; 4]) -> Result<Option<Vec<(f32, usize)>>> {
+/// as ArUco gives them) match each marker's drawing (marker `only`'s alone when given), at
+/// its best turn and blur: (match, quarter turns clockwise) by id, minus infinity for
+/// markers not compared; `None` when the square is flat.
+fn matches(
+    grey: &Mat,
+    quad: &[Point2f; 4],
+    only: Option<i32>,
+) -> Result<Option<Vec<(f32, usize)>>> {
     let patch = warped(grey, quad)?;
     let Some(bits) = normalised(&patch, BITS)? else {
         return Ok(None);
     };
     let mut best: Vec<(f32, usize)> = vec![(f32::NEG_INFINITY, 0); MARKERS as usize];
-    for d in drawings()? {
+    for d in drawings()?
+        .iter()
+        .filter(|d| only.is_none_or(|id| d.id == id))
+    {
         let m: f32 = d.bits.iter().zip(&bits).map(|(a, b)| a * b).sum();
         let b = &mut best[d.id as usize];
         if m > b.0 {
@@ -240,7 +248,7 @@ fn matches(grey: &Mat, quad: &[Point2f; 4]) -> Result<Option<Vec<(f32, usize)>>>
 /// the bits are compared: every marker's border and margin look alike, and a dark blob
 /// matches them as well as a marker blurred past reading does.
 pub(crate) fn read_square(grey: &Mat, quad: &[Point2f; 4]) -> Result<Option<ReadMarker>> {
-    let Some(best) = matches(grey, quad)? else {
+    let Some(best) = matches(grey, quad, None)? else {
         return Ok(None);
     };
     let mut order: Vec<usize> = (0..best.len()).collect();
@@ -265,7 +273,7 @@ pub(crate) fn read_square(grey: &Mat, quad: &[Point2f; 4]) -> Result<Option<Read
 /// Whether the square with corners `quad`, which ArUco read as marker `id`, looks like that
 /// marker's drawing at all (see [`LEAST_LIKE_READ`]).
 pub(crate) fn confirms(grey: &Mat, quad: &[Point2f; 4], id: i32) -> Result<bool> {
-    let Some(best) = matches(grey, quad)? else {
+    let Some(best) = matches(grey, quad, Some(id))? else {
         return Ok(false);
     };
     let matched = usize::try_from(id)
