@@ -818,6 +818,11 @@ fn eval_prints_the_table_and_the_json() {
         "{text}"
     );
     assert!(text.lines().any(|l| l.starts_with("easy")), "{text}");
+    // Every easy fixture reads exactly: no failure of any kind.
+    assert!(
+        text.contains("by what went wrong first:\n  overall: 0 not found (0 of them a fountain alone), 0 with tiles missed"),
+        "{text}"
+    );
     let o = alhambra(&["eval", arg(&folder), "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v = json(&o);
@@ -836,6 +841,14 @@ fn eval_prints_the_table_and_the_json() {
         "sure_wrong_pct",
     ] {
         assert!(v["overall"][key].is_number(), "{key}: {v}");
+    }
+    for key in [
+        "not_found",
+        "only_walls",
+        "outer_walls_extra",
+        "inner_walls_missed",
+    ] {
+        assert_eq!(v["overall"]["failures"][key], 0, "{key}: {v}");
     }
 }
 

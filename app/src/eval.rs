@@ -182,8 +182,12 @@ pub fn run(args: &EvalArgs) -> Result<Outcome> {
         order.sort_by_key(|k| group_order(k));
         let mut rows = vec![("overall".to_owned(), overall.rates())];
         rows.extend(order.into_iter().map(|k| (k.clone(), groups[k].rates())));
+        let failures: String = rows
+            .iter()
+            .map(|(name, r)| format!("  {name}: {}\n", r.failures.summary()))
+            .collect();
         crate::output::print(&format!(
-            "{}{} labelled photo(s) in {}; building error per tile read, wall error per side read, missed and phantom per labelled tile; in view%: exact Alhambras among those whose fountain is not hidden (cells are counted from the fountain: under a hand, none can be placed); sure wrong%: tiles read wrongly (building, a wall, or no tile there) with a confidence of at least 0.8 (shown without a ?), per tile read; timings on one thread\n",
+            "{}{} labelled photo(s) in {}; building error per tile read, wall error per side read, missed and phantom per labelled tile; in view%: exact Alhambras among those whose fountain is not hidden (cells are counted from the fountain: under a hand, none can be placed); sure wrong%: tiles read wrongly (building, a wall, or no tile there) with a confidence of at least 0.8 (shown without a ?), per tile read; timings on one thread\nAlhambras in view not read exactly, by what went wrong first:\n{failures}",
             table(&rows),
             photos.len(),
             args.dir.display()

@@ -1,6 +1,6 @@
 //! Measuring the scanner against labelled photos: per-tile building error, per-side wall
 //! error, missed and phantom tiles, exact Alhambras, exact photos, exact final scores and
-//! the time per photo.
+//! the time per photo; and the ways the Alhambras not read exactly went wrong.
 
 use crate::labels::{ScanResult, ScannedAlhambra, ScannedTile, rotate_tiles_clockwise};
 use alhambra_engine::{Alhambra, Piece, Pos, ScoringRound, Side, score_round};
@@ -42,8 +42,75 @@ pub struct Tally {
     /// Of those, read wrongly (another building, a side's wall, or no tile there) with
     /// a confidence of at least [`SURE`]: errors the companion shows without a `?`.
     pub sure_wrong: u32,
+    /// How the Alhambras not read exactly went wrong.
+    pub failures: Failures,
     /// Milliseconds per photo, one entry each.
     pub millis: Vec<f64>,
+}
+
+/// How the labelled Alhambras whose fountain is in view and that were not read exactly
+/// went wrong, each counted once, under the first that applies: not found at all (alone:
+/// a fountain without a visible tile beside it), tiles missed, tiles read where there are
+/// none, a building misread, or only walls misread. And every wall misread, by whether
+/// the side faces another tile of its Alhambra (inner) or not (outer) and which way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Failures {
+    /// Fountain in view, no Alhambra found there.
+    pub not_found: u32,
+    /// Of those, fountains without a visible tile beside them.
+    pub not_found_alone: u32,
+    /// Found, with labelled tiles missed.
+    pub tiles_missed: u32,
+    /// Found, nothing missed, with tiles read where there are none.
+    pub phantom_tiles: u32,
+    /// Found, every tile and no other, a building misread.
+    pub building_misread: u32,
+    /// Found, every building right, walls misread.
+    pub only_walls: u32,
+    /// Walls read on outer sides that have none.
+    pub outer_walls_extra: u32,
+    /// Walls on outer sides read as open.
+    pub outer_walls_missed: u32,
+    /// Walls read on inner sides that have none.
+    pub inner_walls_extra: u32,
+    /// Walls on inner sides read as open.
+    pub inner_walls_missed: u32,
+}
+
+impl Failures {
+    fn add(&mut self, o: &Failures) {
+        self.not_found += o.not_found;
+        self.not_found_alone += o.not_found_alone;
+        self.tiles_missed += o.tiles_missed;
+        self.phantom_tiles += o.phantom_tiles;
+        self.building_misread += o.building_misread;
+        self.only_walls += o.only_walls;
+        self.outer_walls_extra += o.outer_walls_extra;
+        self.outer_walls_missed += o.outer_walls_missed;
+        self.inner_walls_extra += o.inner_walls_extra;
+        self.inner_walls_missed += o.inner_walls_missed;
+    }
+
+    /// One line for people: the Alhambras in view not read exactly, by what went wrong,
+    /// and the walls misread.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} not found ({} of them a fountain alone), {} with tiles missed, {} with tiles \
+             where there are none, {} with a building misread, {} with only walls misread; \
+             walls misread on outer sides: {} read where there is none, {} missed; on inner \
+             sides: {} and {}",
+            self.not_found,
+            self.not_found_alone,
+            self.tiles_missed,
+            self.phantom_tiles,
+            self.building_misread,
+            self.only_walls,
+            self.outer_walls_extra,
+            self.outer_walls_missed,
+            self.inner_walls_extra,
+            self.inner_walls_missed
+        )
+    }
 }
 
 /// The confidence from which a tile is shown as sure (the companion marks those below
@@ -82,6 +149,8 @@ pub struct Rates {
     pub ms_p95: f64,
     /// Tiles read wrongly though sure (see [`Tally::sure_wrong`]) per tile read, %.
     pub sure_wrong_pct: f64,
+    /// How the Alhambras not read exactly went wrong (counts).
+    pub failures: Failures,
 }
 
 fn pct(n: u32, d: u32) -> f64 {
@@ -120,6 +189,7 @@ impl Tally {
         self.scores_exact += o.scores_exact;
         self.read += o.read;
         self.sure_wrong += o.sure_wrong;
+        self.failures.add(&o.failures);
         self.millis.extend(&o.millis);
     }
 
@@ -142,6 +212,7 @@ impl Tally {
             ms_median: percentile(&self.millis, 0.5),
             ms_p95: percentile(&self.millis, 0.95),
             sure_wrong_pct: pct(self.sure_wrong, self.read),
+            failures: self.failures,
         }
     }
 }
@@ -160,6 +231,9 @@ struct Comparison {
     phantom: u32,
     /// Tiles read wrongly though sure (see [`Tally::sure_wrong`]).
     sure_wrong: u32,
+    /// Walls misread: outer extra, outer missed, inner extra, inner missed (see
+    /// [`Failures`]).
+    walls_misread: [u32; 4],
     found_visible: Vec<ScannedTile>,
 }
 
@@ -176,6 +250,8 @@ fn compare(label: &ScannedAlhambra, found: &[ScannedTile]) -> Comparison {
         .cloned()
         .collect();
     let got = tile_map(&found_visible);
+    // Every labelled cell, hidden ones too: a side facing a hidden tile is inner.
+    let cells: HashSet<(i32, i32)> = label.tiles.iter().map(|t| (t.x, t.y)).collect();
     let mut c = Comparison {
         agree: 0,
         building_errors: 0,
@@ -184,6 +260,7 @@ fn compare(label: &ScannedAlhambra, found: &[ScannedTile]) -> Comparison {
         missed: 0,
         phantom: 0,
         sure_wrong: 0,
+        walls_misread: [0; 4],
         found_visible: Vec::new(),
     };
     let mut labelled = HashSet::new();
@@ -201,6 +278,10 @@ fn compare(label: &ScannedAlhambra, found: &[ScannedTile]) -> Comparison {
                     c.sides += 1;
                     if g.walls.has(s) != t.walls.has(s) {
                         c.wall_errors += 1;
+                        let beyond = Pos::new(t.x, t.y).neighbour(s);
+                        let inner = cells.contains(&(beyond.x, beyond.y));
+                        let k = 2 * usize::from(inner) + usize::from(t.walls.has(s));
+                        c.walls_misread[k] += 1;
                     }
                 }
                 let wrong = g.building != t.building || g.walls != t.walls;
@@ -266,7 +347,12 @@ pub fn compare_photo(labels: &ScanResult, scan: &ScanResult) -> Tally {
             .min_by(|&a, &b| near(&scan.alhambras[a]).total_cmp(&near(&scan.alhambras[b])));
         label_layouts.push(alhambra_of(&label.tiles));
         let Some(i) = pick else {
-            tally.missed += label.tiles.iter().filter(|t| !t.occluded).count() as u32;
+            let visible = label.tiles.iter().filter(|t| !t.occluded).count() as u32;
+            tally.missed += visible;
+            if !hidden {
+                tally.failures.not_found += 1;
+                tally.failures.not_found_alone += u32::from(visible <= 1);
+            }
             all_exact = false;
             found_layouts.push(Alhambra::default());
             continue;
@@ -299,6 +385,23 @@ pub fn compare_photo(labels: &ScanResult, scan: &ScanResult) -> Tally {
         tally.read += c.found_visible.len() as u32;
         tally.sure_wrong += c.sure_wrong;
         let exact = c.building_errors == 0 && c.wall_errors == 0 && c.missed == 0 && c.phantom == 0;
+        let f = &mut tally.failures;
+        let [outer_extra, outer_missed, inner_extra, inner_missed] = c.walls_misread;
+        f.outer_walls_extra += outer_extra;
+        f.outer_walls_missed += outer_missed;
+        f.inner_walls_extra += inner_extra;
+        f.inner_walls_missed += inner_missed;
+        if !exact && !hidden {
+            if c.missed > 0 {
+                f.tiles_missed += 1;
+            } else if c.phantom > 0 {
+                f.phantom_tiles += 1;
+            } else if c.building_errors > 0 {
+                f.building_misread += 1;
+            } else {
+                f.only_walls += 1;
+            }
+        }
         tally.alhambras_exact += u32::from(exact);
         tally.in_view_exact += u32::from(exact && !hidden);
         all_exact &= exact;
@@ -441,6 +544,61 @@ mod tests {
         assert_eq!((t.read, t.sure_wrong), (5, 2));
         let r = t.rates();
         assert!((r.sure_wrong_pct - 40.0).abs() < 1e-9, "{r:?}");
+    }
+
+    #[test]
+    fn failures_are_told_apart_and_walls_by_the_side_they_face() {
+        let label = photo(vec![
+            tile(0, 0, Building::Fountain, "-"),
+            tile(1, 0, Building::Garden, "N"),
+            tile(2, 0, Building::Tower, "-"),
+        ]);
+        let scan = photo(vec![
+            tile(0, 0, Building::Fountain, "-"),
+            // North (outer) missed; east (facing the tower: inner) read where there is none.
+            tile(1, 0, Building::Garden, "E"),
+            // South (outer) read where there is none.
+            tile(2, 0, Building::Tower, "S"),
+        ]);
+        let mut lone = photo(vec![tile(0, 0, Building::Fountain, "-")]);
+        lone.alhambras[0].fountain_px = [900.0, 900.0];
+        let mut both = label.clone();
+        both.alhambras.extend(lone.alhambras);
+        let t = compare_photo(&both, &scan);
+        assert_eq!(
+            t.failures,
+            Failures {
+                not_found: 1,
+                not_found_alone: 1,
+                only_walls: 1,
+                outer_walls_extra: 1,
+                outer_walls_missed: 1,
+                inner_walls_extra: 1,
+                ..Failures::default()
+            }
+        );
+        // Missed tiles come first, whatever else is wrong.
+        let short = photo(vec![
+            tile(0, 0, Building::Fountain, "-"),
+            tile(1, 0, Building::Tower, "N"),
+        ]);
+        let f = compare_photo(&label, &short).failures;
+        assert_eq!(
+            (f.tiles_missed, f.building_misread, f.only_walls),
+            (1, 0, 0)
+        );
+        let mut sum = Tally::default();
+        sum.add(&t);
+        sum.add(&compare_photo(&label, &short));
+        assert_eq!(
+            sum.rates().failures.not_found + sum.failures.tiles_missed,
+            2
+        );
+        assert!(
+            sum.failures
+                .summary()
+                .starts_with("1 not found (1 of them a fountain alone), 1 with tiles missed")
+        );
     }
 
     #[test]
