@@ -473,6 +473,15 @@ mod tests {
         }
     }
 
+    /// A fountain, a garden east of it walled on its north side, and a tower east of that.
+    fn fountain_garden_tower() -> ScanResult {
+        photo(vec![
+            tile(0, 0, Building::Fountain, "-"),
+            tile(1, 0, Building::Garden, "N"),
+            tile(2, 0, Building::Tower, "-"),
+        ])
+    }
+
     #[test]
     fn an_exact_scan_is_exact_even_turned() {
         let label = photo(vec![
@@ -493,11 +502,7 @@ mod tests {
 
     #[test]
     fn errors_are_counted_where_they_are() {
-        let label = photo(vec![
-            tile(0, 0, Building::Fountain, "-"),
-            tile(1, 0, Building::Garden, "N"),
-            tile(2, 0, Building::Tower, "-"),
-        ]);
+        let label = fountain_garden_tower();
         let scan = photo(vec![
             tile(0, 0, Building::Fountain, "-"),
             tile(1, 0, Building::Tower, "NE"),
@@ -548,11 +553,7 @@ mod tests {
 
     #[test]
     fn failures_are_told_apart_and_walls_by_the_side_they_face() {
-        let label = photo(vec![
-            tile(0, 0, Building::Fountain, "-"),
-            tile(1, 0, Building::Garden, "N"),
-            tile(2, 0, Building::Tower, "-"),
-        ]);
+        let label = fountain_garden_tower();
         let scan = photo(vec![
             tile(0, 0, Building::Fountain, "-"),
             // North (outer) missed; east (facing the tower: inner) read where there is none.
